@@ -102,8 +102,8 @@ export interface Role {
 // ---- resources --------------------------------------------------------------------------
 
 export type Resource =
-  /** `depth` arefs A[0..depth-1]: a D-slot ring. */
-  | { readonly kind: 'aref'; readonly name: string; readonly depth: number; readonly loc?: Loc }
+  /** `depth` arefs A[0..depth-1]: a D-slot ring; `bytes` per slot is what lowering expects per put (default 16384). */
+  | { readonly kind: 'aref'; readonly name: string; readonly depth: number; readonly bytes?: number; readonly loc?: Loc }
   /** `size` mbarriers; `count` = arrival count they are initialised with before any role runs, absent = uninitialised (a role must `init`). */
   | { readonly kind: 'mbarrier'; readonly name: string; readonly size: number; readonly count?: number; readonly loc?: Loc }
   /** Shared-memory buffer with `slots` slots of `bytes` bytes each. */
