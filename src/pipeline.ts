@@ -1,0 +1,130 @@
+// The Tawa pipeline family (DESIGN.md "The Tawa pipeline family"), as a generator of Programs.
+// It follows peers/spin/aref.pml step for step, so that the SPIN cross-check compares like with like:
+//
+//   producer (1 warp):      for k in 0..K: put A[k % D], k
+//   consumer c (4 warps):   handles k = c, c+C, …; its j-th iteration is k = c + j*C
+//     for j in 0..n_c:
+//       get A[k % D] expect k          (FIFO: iteration k reads v_k = k)
+//       mma.issue A[k % D]             (the wgmma reading the slot stays outstanding)
+//       wgmma.wait P                   (at most P groups outstanding: iteration j - P has retired)
+//       if j >= P: consumed A[(c + (j - P)*C) % D]      (release the oldest; SPIN: k - lo >= P*C)
+//     wgmma.wait 0
+//     release the remaining min(P, n_c) slots, oldest first
+//
+// n_c = ceil((K - c) / C) is written as an expression over the params, so the printed program
+// stays right when a param is overridden (`--param K=…`); the tail loop's `if j >= 0` guard skips
+// iterations that never happened when n_c < P.
+import { InputError } from './diag.ts';
+import { bin, num, v } from './ir/expr.ts';
+import type { Expr, Level, Program, Resource, Role, Stmt } from './ir/program.ts';
+import { lowerProgram } from './lower.ts';
+
+export interface PipelineOptions {
+  /** D: buffer depth (slots in the ring). */
+  readonly depth: number;
+  /** P: wgmma groups a consumer keeps outstanding before releasing its oldest slot. */
+  readonly pending: number;
+  /** C: consumer roles taking turns. */
+  readonly consumers: number;
+  /** K: iterations (puts) in all. */
+  readonly iterations: number;
+  readonly level: Level;
+  /** Bytes per slot (what lowering expects per put); default: lowering's default. */
+  readonly bytes?: number;
+}
+
+/** The aref every generated program uses. */
+export const PIPELINE_AREF = 'A';
+
+export function pipelineProgram(opts: PipelineOptions): Program {
+  checkOptions(opts);
+  const { depth, pending, consumers, iterations } = opts;
+  const aref: Resource =
+    opts.bytes === undefined
+      ? { kind: 'aref', name: PIPELINE_AREF, depth }
+      : { kind: 'aref', name: PIPELINE_AREF, depth, bytes: opts.bytes };
+  const roles: Role[] = [producerRole()];
+  for (let c = 0; c < consumers; c++) roles.push(consumerRole(c, opts));
+  const program: Program = {
+    params: [
+      { name: 'D', value: depth },
+      { name: 'P', value: pending },
+      { name: 'C', value: consumers },
+      { name: 'K', value: iterations },
+    ],
+    resources: [aref],
+    roles,
+  };
+  return opts.level === 'mbarrier' ? lowerProgram(program) : program;
+}
+
+/** Number of iterations consumer c handles: k = c, c+C, … < K. */
+export function consumerIterations(c: number, consumers: number, iterations: number): number {
+  return Math.max(0, Math.ceil((iterations - c) / consumers));
+}
+
+function checkOptions(opts: PipelineOptions): void {
+  const want = (name: string, value: number, min: number): void => {
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new InputError(`pipeline: ${name} must be an integer >= ${min}, got ${value}`);
+    }
+  };
+  want('depth', opts.depth, 1);
+  want('pending', opts.pending, 0);
+  want('consumers', opts.consumers, 1);
+  want('iterations', opts.iterations, 0);
+  if (opts.bytes !== undefined) want('bytes', opts.bytes, 1);
+}
+
+const op = (o: Extract<Stmt, { kind: 'op' }>['op']): Stmt => ({ kind: 'op', op: o });
+const slot = (k: Expr): { name: string; index: Expr } => ({ name: PIPELINE_AREF, index: bin('%', k, v('D')) });
+
+function producerRole(): Role {
+  const k = v('k');
+  return {
+    name: 'producer',
+    warps: 1,
+    body: [{ kind: 'for', var: 'k', from: num(0), to: v('K'), body: [op({ kind: 'put', target: slot(k), value: k })] }],
+  };
+}
+
+function consumerRole(c: number, opts: PipelineOptions): Role {
+  const { consumers, pending } = opts;
+  const j = v('j');
+  // k = c + j*C, written as simply as the values allow.
+  const kOf = (jj: Expr): Expr => {
+    if (consumers === 1) return jj;
+    const scaled = bin('*', jj, v('C'));
+    return c === 0 ? scaled : bin('+', num(c), scaled);
+  };
+  // n_c = ceil((K - c) / C) = (K + C - 1 - c) / C for 0 <= c < C.
+  const extra = consumers - 1 - c;
+  const count: Expr =
+    consumers === 1 ? v('K') : bin('/', extra === 0 ? v('K') : bin('+', v('K'), num(extra)), v('C'));
+
+  const k = kOf(j);
+  const release = op({ kind: 'consumed', target: slot(kOf(bin('-', j, v('P')))) });
+  const loopBody: Stmt[] = [
+    op({ kind: 'get', target: slot(k), expect: k }),
+    op({ kind: 'wgmma.issue', target: slot(k), commit: true }),
+    op({ kind: 'wgmma.wait', pending: v('P') }),
+    // With P = 0 every iteration releases its own slot: no condition needed.
+    pending === 0
+      ? op({ kind: 'consumed', target: slot(k) })
+      : { kind: 'if', cond: bin('>=', j, v('P')), then: [release], else: [] },
+  ];
+  const body: Stmt[] = [
+    { kind: 'for', var: 'j', from: num(0), to: count, body: loopBody },
+    op({ kind: 'wgmma.wait', pending: num(0) }),
+  ];
+  if (pending > 0) {
+    body.push({
+      kind: 'for',
+      var: 'j',
+      from: bin('-', count, v('P')),
+      to: count,
+      body: [{ kind: 'if', cond: bin('>=', j, num(0)), then: [op({ kind: 'consumed', target: slot(k) })], else: [] }],
+    });
+  }
+  return { name: `consumer${c}`, warps: 4, body };
+}
