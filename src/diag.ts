@@ -4,11 +4,10 @@ import type { Loc } from './ir/program.ts';
 /** An error in user input (.aref, .json, .ptx, command line). The CLI prints `format()` and exits 2. */
 export class InputError extends Error {
   override readonly name = 'InputError';
-  constructor(
-    message: string,
-    readonly loc?: Loc,
-  ) {
+  readonly loc: Loc | undefined;
+  constructor(message: string, loc?: Loc) {
     super(message);
+    this.loc = loc;
   }
 
   /** `file:line:col: message`, or just the message when there is no position. */

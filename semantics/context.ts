@@ -1,0 +1,101 @@
+// What a rule sees: the machine, the (mutable) state, the acting role and its instruction,
+// plus the small helpers every op family needs (operand evaluation, violations).
+import { EvalError } from '../src/ir/expr.ts';
+import type { Instr, Machine } from './machine.ts';
+import { slotId } from './machine.ts';
+import type { MachineState, Violation } from './state.ts';
+
+export type OpInstr = Extract<Instr, { kind: 'op' }>;
+
+export interface OpCtx {
+  readonly m: Machine;
+  readonly s: MachineState;
+  readonly r: number;
+  readonly instr: OpInstr;
+}
+
+/** A rule family: why an op cannot run now (undefined = enabled), and its effect. */
+export interface OpRules {
+  blockedReason(ctx: OpCtx): string | undefined;
+  execute(ctx: OpCtx): void;
+}
+
+export function vars(ctx: OpCtx): readonly number[] {
+  return ctx.s.roles[ctx.r]?.vars ?? [];
+}
+
+/** Record a violation: the state becomes terminal and the checker reports it. */
+export function fail(ctx: OpCtx, kind: Violation['kind'], message: string): void {
+  if (ctx.s.violation) return;
+  const v: Violation = { kind, message: `${roleName(ctx)}: ${message}`, role: ctx.r };
+  if (ctx.instr.loc) v.loc = ctx.instr.loc;
+  ctx.s.violation = v;
+}
+
+export const roleName = (ctx: OpCtx): string => ctx.m.roles[ctx.r]?.name ?? `role${ctx.r}`;
+
+/** Evaluate argument i; an evaluation error becomes a protocol violation (returns undefined). */
+export function arg(ctx: OpCtx, i: number): number | undefined {
+  const e = ctx.instr.args[i];
+  if (!e) return undefined;
+  try {
+    return e(vars(ctx));
+  } catch (err) {
+    if (err instanceof EvalError) {
+      fail(ctx, 'protocol', `cannot evaluate an operand: ${err.message}`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** Evaluate without side effects (for enabledness and messages); NaN on error. */
+export function peekArg(ctx: OpCtx, i: number): number {
+  try {
+    return ctx.instr.args[i]?.(vars(ctx)) ?? Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The element index of ref i, or NaN when it is out of range or cannot be evaluated. */
+export function peekIndex(ctx: OpCtx, i: number): number {
+  const ref = ctx.instr.refs[i];
+  if (!ref) return Number.NaN;
+  let idx: number;
+  try {
+    idx = ref.index(vars(ctx));
+  } catch {
+    return Number.NaN;
+  }
+  return Number.isInteger(idx) && idx >= 0 && idx < ref.res.size ? idx : Number.NaN;
+}
+
+/** Resolve ref i to a global id in its space (slot or barrier); out of range → protocol violation. */
+export function resolve(ctx: OpCtx, i: number): number | undefined {
+  const ref = ctx.instr.refs[i];
+  if (!ref) return undefined;
+  let idx: number;
+  try {
+    idx = ref.index(vars(ctx));
+  } catch (err) {
+    if (err instanceof EvalError) {
+      fail(ctx, 'protocol', `cannot evaluate the index of ${ref.res.name}: ${err.message}`);
+      return undefined;
+    }
+    throw err;
+  }
+  if (!Number.isInteger(idx) || idx < 0 || idx >= ref.res.size) {
+    fail(ctx, 'protocol', `index ${idx} out of range for ${ref.res.name}[${ref.res.size}]`);
+    return undefined;
+  }
+  return ref.res.space === 'barrier' ? ref.res.base + idx : slotId(ctx.m, ref.res, idx);
+}
+
+/** Global id of ref i without side effects, or undefined. */
+export function peekResolve(ctx: OpCtx, i: number): number | undefined {
+  const ref = ctx.instr.refs[i];
+  const idx = peekIndex(ctx, i);
+  if (!ref || Number.isNaN(idx)) return undefined;
+  return ref.res.space === 'barrier' ? ref.res.base + idx : slotId(ctx.m, ref.res, idx);
+}

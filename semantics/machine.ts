@@ -1,0 +1,262 @@
+// Compile a Program into a Machine: resources resolved to flat index ranges, role bodies
+// flattened into instruction arrays with jumps, expressions turned into closures over the
+// role's loop-variable slots. The rules in this folder run on Machines.
+import { EvalError, applyBin, applyUn } from '../src/ir/expr.ts';
+import type { Expr, Loc, Op, Program, Ref, Resource, Stmt } from '../src/ir/program.ts';
+import { InputError } from '../src/diag.ts';
+
+/** A compiled expression: loop variables of the executing role → value. */
+export type CExpr = (vars: readonly number[]) => number;
+
+export type SlotSpace = 'aref' | 'barrier' | 'buffer';
+
+/** A resource resolved to a range of global element ids. */
+export interface ResolvedResource {
+  readonly name: string;
+  readonly space: SlotSpace;
+  /** first global id in its space (aref slots and buffer slots share the "slot" space, see slotId) */
+  readonly base: number;
+  readonly size: number;
+  readonly decl: Resource;
+}
+
+/** A reference `name[index]` with its resource resolved. */
+export interface CRef {
+  readonly res: ResolvedResource;
+  readonly index: CExpr;
+  readonly text: string;
+}
+
+export type Instr =
+  | { readonly kind: 'op'; readonly op: Op; readonly refs: readonly CRef[]; readonly args: readonly CExpr[]; readonly loc: Loc | undefined; readonly text: string }
+  /** var := from; if !(var < to) goto exit */
+  | { readonly kind: 'loop-init'; readonly slot: number; readonly from: CExpr; readonly to: CExpr; readonly exit: number }
+  /** var += 1; if var < to goto body */
+  | { readonly kind: 'loop-next'; readonly slot: number; readonly to: CExpr; readonly body: number }
+  /** if !cond goto target */
+  | { readonly kind: 'branch'; readonly cond: CExpr; readonly target: number }
+  | { readonly kind: 'jump'; readonly target: number };
+
+export interface RoleCode {
+  readonly name: string;
+  readonly warps: number;
+  readonly code: readonly Instr[];
+  readonly varNames: readonly string[];
+}
+
+export interface MachineOptions {
+  /** Follow the paper's consumed rule literally (no premise) instead of reporting a protocol error. */
+  readonly literal?: boolean;
+  /** Parameter overrides (`--param K=16`). */
+  readonly params?: ReadonlyMap<string, number>;
+}
+
+export interface Machine {
+  readonly program: Program;
+  readonly params: ReadonlyMap<string, number>;
+  readonly roles: readonly RoleCode[];
+  readonly resources: ReadonlyMap<string, ResolvedResource>;
+  /** aref slots first, then buffer slots: the "slot" space where races and values live */
+  readonly slotCount: number;
+  readonly arefSlotCount: number;
+  readonly barrierCount: number;
+  /** names for messages: slotNames[slotId], barrierNames[barrierId] */
+  readonly slotNames: readonly string[];
+  readonly barrierNames: readonly string[];
+  readonly barrierInit: readonly (number | undefined)[];
+  readonly slotBytes: readonly number[];
+  readonly usesNamedBarriers: boolean;
+  readonly literal: boolean;
+}
+
+export function compileMachine(program: Program, options: MachineOptions = {}): Machine {
+  const params = new Map<string, number>();
+  for (const p of program.params) params.set(p.name, p.value);
+  for (const [k, val] of options.params ?? []) {
+    if (!params.has(k)) throw new InputError(`unknown parameter '${k}' (the program declares: ${[...params.keys()].join(', ') || 'none'})`);
+    params.set(k, val);
+  }
+
+  const resources = new Map<string, ResolvedResource>();
+  let arefSlots = 0;
+  let bufferSlots = 0;
+  let barriers = 0;
+  for (const r of program.resources) {
+    if (resources.has(r.name)) throw new InputError(`duplicate resource '${r.name}'`, r.loc);
+    if (r.kind === 'aref') {
+      resources.set(r.name, { name: r.name, space: 'aref', base: arefSlots, size: r.depth, decl: r });
+      arefSlots += r.depth;
+    } else if (r.kind === 'buffer') {
+      resources.set(r.name, { name: r.name, space: 'buffer', base: bufferSlots, size: r.slots, decl: r });
+      bufferSlots += r.slots;
+    } else {
+      resources.set(r.name, { name: r.name, space: 'barrier', base: barriers, size: r.size, decl: r });
+      barriers += r.size;
+    }
+  }
+  const slotNames: string[] = [];
+  const slotBytes: number[] = [];
+  const barrierNames: string[] = [];
+  const barrierInit: (number | undefined)[] = [];
+  for (const r of resources.values()) {
+    for (let i = 0; i < r.size; i++) {
+      if (r.space === 'aref') {
+        slotNames[r.base + i] = `${r.name}[${i}]`;
+        slotBytes[r.base + i] = r.decl.kind === 'aref' ? (r.decl.bytes ?? 0) : 0;
+      } else if (r.space === 'buffer') {
+        slotNames[arefSlots + r.base + i] = `${r.name}[${i}]`;
+        slotBytes[arefSlots + r.base + i] = r.decl.kind === 'buffer' ? r.decl.bytes : 0;
+      } else {
+        barrierNames[r.base + i] = `${r.name}[${i}]`;
+        barrierInit[r.base + i] = r.decl.kind === 'mbarrier' ? r.decl.count : undefined;
+      }
+    }
+  }
+
+  let usesNamedBarriers = false;
+  const roles = program.roles.map((role) => {
+    const code: Instr[] = [];
+    const varNames: string[] = [];
+    const compileExpr = (e: Expr, scope: ReadonlyMap<string, number>): CExpr => {
+      switch (e.kind) {
+        case 'num': {
+          const value = e.value;
+          return () => value;
+        }
+        case 'var': {
+          const slot = scope.get(e.name);
+          if (slot !== undefined) return (vars) => vars[slot] ?? 0;
+          const pv = params.get(e.name);
+          if (pv === undefined) throw new InputError(`unknown name '${e.name}'`, e.loc);
+          return () => pv;
+        }
+        case 'un': {
+          const arg = compileExpr(e.arg, scope);
+          const op = e.op;
+          return (vars) => applyUn(op, arg(vars));
+        }
+        case 'bin': {
+          const l = compileExpr(e.left, scope);
+          const r = compileExpr(e.right, scope);
+          const op = e.op;
+          return (vars) => applyBin(op, l(vars), r(vars));
+        }
+      }
+    };
+    const compileRef = (ref: Ref, scope: ReadonlyMap<string, number>, loc: Loc | undefined): CRef => {
+      const res = resources.get(ref.name);
+      if (!res) throw new InputError(`unknown resource '${ref.name}'`, loc);
+      return { res, index: compileExpr(ref.index, scope), text: ref.name };
+    };
+    const emitStmts = (stmts: readonly Stmt[], scope: ReadonlyMap<string, number>): void => {
+      for (const s of stmts) {
+        if (s.kind === 'for') {
+          const slot = varNames.length;
+          varNames.push(s.var);
+          const inner = new Map(scope).set(s.var, slot);
+          const init = { kind: 'loop-init' as const, slot, from: compileExpr(s.from, scope), to: compileExpr(s.to, scope), exit: -1 };
+          const initAt = code.length;
+          code.push(init);
+          const bodyAt = code.length;
+          emitStmts(s.body, inner);
+          code.push({ kind: 'loop-next', slot, to: init.to, body: bodyAt });
+          code[initAt] = { ...init, exit: code.length };
+        } else if (s.kind === 'if') {
+          const branchAt = code.length;
+          const cond = compileExpr(s.cond, scope);
+          code.push({ kind: 'branch', cond, target: -1 });
+          emitStmts(s.then, scope);
+          if (s.else.length > 0) {
+            const jumpAt = code.length;
+            code.push({ kind: 'jump', target: -1 });
+            code[branchAt] = { kind: 'branch', cond, target: code.length };
+            emitStmts(s.else, scope);
+            code[jumpAt] = { kind: 'jump', target: code.length };
+          } else {
+            code[branchAt] = { kind: 'branch', cond, target: code.length };
+          }
+        } else {
+          const { refs, args } = compileOperands(s.op, scope, s.loc, compileExpr, compileRef);
+          if (s.op.kind === 'bar.sync' || s.op.kind === 'bar.arrive') usesNamedBarriers = true;
+          code.push({ kind: 'op', op: s.op, refs, args, loc: s.loc, text: opText(s.op) });
+        }
+      }
+    };
+    emitStmts(role.body, new Map());
+    return { name: role.name, warps: role.warps, code, varNames };
+  });
+
+  return {
+    program,
+    params,
+    roles,
+    resources,
+    slotCount: arefSlots + bufferSlots,
+    arefSlotCount: arefSlots,
+    barrierCount: barriers,
+    slotNames,
+    barrierNames,
+    barrierInit,
+    slotBytes,
+    usesNamedBarriers,
+    literal: options.literal ?? false,
+  };
+}
+
+/** Operands of an op: refs in a fixed order per kind, then expression arguments. */
+function compileOperands(
+  op: Op,
+  scope: ReadonlyMap<string, number>,
+  loc: Loc | undefined,
+  ce: (e: Expr, scope: ReadonlyMap<string, number>) => CExpr,
+  cr: (r: Ref, scope: ReadonlyMap<string, number>, loc: Loc | undefined) => CRef,
+): { refs: CRef[]; args: CExpr[] } {
+  const NONE: CExpr = () => NO_VALUE;
+  const opt = (e: Expr | undefined): CExpr => (e ? ce(e, scope) : NONE);
+  switch (op.kind) {
+    case 'put': return { refs: [cr(op.target, scope, loc)], args: [ce(op.value, scope)] };
+    case 'get': return { refs: [cr(op.target, scope, loc)], args: [opt(op.expect)] };
+    case 'consumed': return { refs: [cr(op.target, scope, loc)], args: [] };
+    case 'init': return { refs: [cr(op.target, scope, loc)], args: [ce(op.count, scope)] };
+    case 'arrive': return { refs: [cr(op.target, scope, loc)], args: [ce(op.count, scope)] };
+    case 'arrive.expect_tx':
+    case 'expect_tx':
+    case 'complete_tx': return { refs: [cr(op.target, scope, loc)], args: [ce(op.bytes, scope)] };
+    case 'wait': return { refs: [cr(op.target, scope, loc)], args: [ce(op.parity, scope)] };
+    case 'inval': return { refs: [cr(op.target, scope, loc)], args: [] };
+    case 'tma.load': return { refs: [cr(op.target, scope, loc), cr(op.barrier, scope, loc)], args: [ce(op.bytes, scope), opt(op.value)] };
+    case 'tma.store': return { refs: [cr(op.target, scope, loc)], args: [] };
+    case 'bulk.commit':
+    case 'wgmma.commit':
+    case 'fence.proxy.async': return { refs: [], args: [] };
+    case 'bulk.wait':
+    case 'wgmma.wait': return { refs: [], args: [ce(op.pending, scope)] };
+    case 'wgmma.issue': return { refs: [cr(op.target, scope, loc)], args: [opt(op.expect)] };
+    case 'bar.sync':
+    case 'bar.arrive': return { refs: [], args: [ce(op.id, scope), ce(op.threads, scope)] };
+    case 'read': return { refs: [cr(op.target, scope, loc)], args: [opt(op.expect)] };
+    case 'write': return { refs: [cr(op.target, scope, loc)], args: [opt(op.value)] };
+  }
+}
+
+/** "No value" tag: a slot never written, or an op without a value/expect. */
+export const NO_VALUE = -0x80000000;
+
+function opText(op: Op): string {
+  return op.kind;
+}
+
+/** Evaluate a compiled expression, turning evaluation errors into a message. */
+export function evalSafe(e: CExpr, vars: readonly number[]): number | string {
+  try {
+    return e(vars);
+  } catch (err) {
+    if (err instanceof EvalError) return err.message;
+    throw err;
+  }
+}
+
+/** Global slot id (aref slots, then buffer slots) of a resolved resource element. */
+export function slotId(m: Machine, res: ResolvedResource, index: number): number {
+  return res.space === 'aref' ? res.base + index : m.arefSlotCount + res.base + index;
+}

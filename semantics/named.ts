@@ -1,0 +1,121 @@
+// Named barriers and the proxy fence (reference/ptx-mbarrier.md §4.1, §4.4).
+//
+// | op                | effect                                                                       |
+// | bar.sync id, n    | the role's warps × 32 threads arrive; the role waits until n threads arrived |
+// | bar.arrive id, n  | the threads arrive and go on                                                 |
+// | (n threads in)    | the barrier completes and re-arms; every waiter acquires all arrivals        |
+// | fence.proxy.async | generic writes the role knows of become visible to the async proxy           |
+// Errors: id outside 0..15, n not a positive multiple of 32, arrivals disagreeing on n or exceeding it.
+import { arg, fail, peekArg, type OpCtx, type OpRules } from './context.ts';
+import { freshEvent, has, isPresent, orInto } from './hb.ts';
+import { BAR_FREE, BAR_RELEASED, BAR_WAITING, fenceEvent, writeEvent, type MachineState } from './state.ts';
+import type { Machine } from './machine.ts';
+
+function currentBarId(m: Machine, s: MachineState, r: number): number | undefined {
+  const rs = s.roles[r];
+  const instr = rs ? m.roles[r]?.code[rs.pc] : undefined;
+  if (!rs || !instr || instr.kind !== 'op' || instr.op.kind !== 'bar.sync') return undefined;
+  try {
+    return instr.args[0]?.(rs.vars);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Arrive `ctx.r`'s threads at named barrier id; true when that completed the barrier. */
+function arriveNamed(ctx: OpCtx): { id: number; completed: boolean } | undefined {
+  const id = arg(ctx, 0);
+  const n = arg(ctx, 1);
+  if (id === undefined || n === undefined) return undefined;
+  const { s, m, r } = ctx;
+  if (!Number.isInteger(id) || id < 0 || id > 15) {
+    fail(ctx, 'protocol', `named barrier id ${id} outside 0..15`);
+    return undefined;
+  }
+  if (!Number.isInteger(n) || n <= 0 || n % 32 !== 0) {
+    fail(ctx, 'protocol', `named barrier ${id}: thread count ${n} is not a positive multiple of 32`);
+    return undefined;
+  }
+  const threads = (m.roles[r]?.warps ?? 1) * 32;
+  const opened = s.namedThreads[id] ?? 0;
+  if (opened !== 0 && opened !== n) {
+    fail(ctx, 'protocol', `named barrier ${id}: arrival expects ${n} threads but the barrier was opened for ${opened}`);
+    return undefined;
+  }
+  const count = (s.namedCount[id] ?? 0) + threads;
+  if (count > n) {
+    fail(ctx, 'protocol', `named barrier ${id}: ${count} threads arrived, more than the ${n} it synchronises`);
+    return undefined;
+  }
+  s.namedThreads[id] = n;
+  s.namedCount[id] = count;
+  orInto(s.hb.named[id] ?? [], s.hb.roles[r] ?? []);
+  if (count < n) return { id, completed: false };
+  // complete: every waiter acquires every arrival (done now: a waiter does nothing until it resumes)
+  const all = s.hb.named[id] ?? [];
+  for (let w = 0; w < s.roles.length; w++) {
+    const ws = s.roles[w];
+    if (ws?.barState === BAR_WAITING && currentBarId(m, s, w) === id) {
+      orInto(s.hb.roles[w] ?? [], all);
+      ws.barState = BAR_RELEASED;
+    }
+  }
+  orInto(s.hb.roles[r] ?? [], all);
+  s.namedCount[id] = 0;
+  s.namedThreads[id] = 0;
+  all.fill(0);
+  return { id, completed: true };
+}
+
+/** bar.sync takes two steps: arrive (then wait), and leave once released. */
+export function barSyncBlocked(ctx: OpCtx): string | undefined {
+  const rs = ctx.s.roles[ctx.r];
+  if (rs?.barState !== BAR_WAITING) return undefined;
+  const id = peekArg(ctx, 0);
+  const n = peekArg(ctx, 1);
+  return `waits at named barrier ${id}: ${ctx.s.namedCount[id] ?? 0} of ${n} threads arrived`;
+}
+
+const barSync: OpRules = {
+  blockedReason: barSyncBlocked,
+  execute(ctx) {
+    const rs = ctx.s.roles[ctx.r];
+    if (!rs) return;
+    if (rs.barState === BAR_RELEASED) {
+      rs.barState = BAR_FREE;
+      return;
+    }
+    const res = arriveNamed(ctx);
+    if (res && !res.completed) rs.barState = BAR_WAITING;
+  },
+};
+
+const barArrive: OpRules = {
+  blockedReason: () => undefined,
+  execute(ctx) {
+    arriveNamed(ctx);
+  },
+};
+
+const fenceProxyAsync: OpRules = {
+  blockedReason: () => undefined,
+  execute(ctx) {
+    const { s, m, r } = ctx;
+    const know = s.hb.roles[r] ?? [];
+    for (let slot = 0; slot < m.slotCount; slot++) {
+      const w = writeEvent(m, slot);
+      if (s.slotGeneric[slot] === 1 && isPresent(s, w) && has(know, w)) freshEvent(s, fenceEvent(m, slot), know);
+    }
+  },
+};
+
+/** True when the role's current bar.sync has arrived and still waits (the op stays at pc). */
+export function staysAtBarrier(s: MachineState, r: number): boolean {
+  return s.roles[r]?.barState === BAR_WAITING;
+}
+
+export const namedRules = {
+  'bar.sync': barSync,
+  'bar.arrive': barArrive,
+  'fence.proxy.async': fenceProxyAsync,
+} as const satisfies Record<string, OpRules>;

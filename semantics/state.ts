@@ -1,0 +1,193 @@
+// The semantic state of a Machine: readable, plain data (immer drafts it in the interpreter;
+// the checker clones it and packs it into Int32 words, see pack.ts).
+import type { Loc } from '../src/ir/program.ts';
+import { NO_VALUE, type Machine } from './machine.ts';
+import { emptyKnowledge, type Knowledge } from './hb.ts';
+
+/** A TMA copy in flight: it lands later, writing `value` into `slot` and doing complete_tx(bytes) on `barrier`. */
+export interface TmaFlight {
+  slot: number;
+  barrier: number;
+  bytes: number;
+  value: number;
+  role: number;
+}
+
+/** A committed group of async reads (wgmma or TMA store) of one role; retired groups keep what they learned until a wait acquires it. */
+export interface AsyncGroup {
+  slots: number[];
+  retired: boolean;
+  know: Knowledge;
+}
+
+export const BAR_FREE = 0;
+export const BAR_WAITING = 1;
+export const BAR_RELEASED = 2;
+
+export interface RoleState {
+  /** index into the role's code; code.length = finished */
+  pc: number;
+  vars: number[];
+  /** operations executed so far (progress measure) */
+  steps: number;
+  /** named-barrier state: BAR_FREE, BAR_WAITING (arrived at bar.sync), BAR_RELEASED */
+  barState: number;
+  /** wgmma issues not yet committed (slots read) */
+  mmaOpen: number[];
+  mmaGroups: AsyncGroup[];
+  storeOpen: number[];
+  storeGroups: AsyncGroup[];
+}
+
+export interface BarrierState {
+  valid: number;
+  phase: number;
+  pending: number;
+  expected: number;
+  tx: number;
+  /** 1 when a wait has observed the completion of the phase before the current one (PTX §9.7.13.15.4) */
+  observed: number;
+}
+
+export interface Violation {
+  kind: 'race' | 'fifo' | 'protocol';
+  message: string;
+  role: number;
+  loc?: Loc;
+}
+
+export interface MachineState {
+  roles: RoleState[];
+  /** aref flags per aref slot: F (full), E (empty) */
+  arefF: number[];
+  arefE: number[];
+  /** value tag per slot (aref slots, then buffer slots): σ(a).buf at aref level */
+  slotValue: number[];
+  /** 1 if the slot's last write was a generic-proxy store (needs fence.proxy.async before async readers) */
+  slotGeneric: number[];
+  barriers: BarrierState[];
+  /** named barriers 0..15: threads arrived in the current generation, and the thread count it was opened with */
+  namedCount: number[];
+  namedThreads: number[];
+  tma: TmaFlight[];
+  hb: HbState;
+  /** async completions so far (progress measure) */
+  asyncDone: number;
+  violation?: Violation;
+}
+
+/** Happens-before knowledge per agent (see hb.ts and docs/checker.md). */
+export interface HbState {
+  /** which events exist (bitset over event ids) */
+  present: Knowledge;
+  roles: Knowledge[];
+  barPending: Knowledge[];
+  barDone: Knowledge[];
+  arefSlot: Knowledge[];
+  named: Knowledge[];
+}
+
+export function initialState(m: Machine): MachineState {
+  const words = eventWords(m);
+  const roles: RoleState[] = m.roles.map((r) => ({
+    pc: 0,
+    vars: r.varNames.map(() => 0),
+    steps: 0,
+    barState: BAR_FREE,
+    mmaOpen: [],
+    mmaGroups: [],
+    storeOpen: [],
+    storeGroups: [],
+  }));
+  const barriers: BarrierState[] = m.barrierInit.map((count) =>
+    count === undefined
+      ? { valid: 0, phase: 0, pending: 0, expected: 0, tx: 0, observed: 1 }
+      : { valid: 1, phase: 0, pending: count, expected: count, tx: 0, observed: 1 },
+  );
+  const namedN = m.usesNamedBarriers ? 16 : 0;
+  return {
+    roles,
+    arefF: new Array<number>(m.arefSlotCount).fill(0),
+    arefE: new Array<number>(m.arefSlotCount).fill(1),
+    slotValue: new Array<number>(m.slotCount).fill(NO_VALUE),
+    slotGeneric: new Array<number>(m.slotCount).fill(0),
+    barriers,
+    namedCount: new Array<number>(namedN).fill(0),
+    namedThreads: new Array<number>(namedN).fill(0),
+    tma: [],
+    hb: {
+      present: emptyKnowledge(words),
+      roles: m.roles.map(() => emptyKnowledge(words)),
+      barPending: barriers.map(() => emptyKnowledge(words)),
+      barDone: barriers.map(() => emptyKnowledge(words)),
+      arefSlot: m.arefSlotCount > 0 ? new Array(m.arefSlotCount).fill(0).map(() => emptyKnowledge(words)) : [],
+      named: new Array(namedN).fill(0).map(() => emptyKnowledge(words)),
+    },
+    asyncDone: 0,
+  };
+}
+
+/** Reader classes per slot: generic read by role r, wgmma by role r, TMA store by role r. */
+export const READER_KINDS = 3;
+export const READ_GENERIC = 0;
+export const READ_WGMMA = 1;
+export const READ_STORE = 2;
+
+/** Events per slot: last write, fence after a generic write, last read of each reader class. */
+export function eventsPerSlot(m: Machine): number {
+  return 2 + READER_KINDS * m.roles.length;
+}
+export function eventWords(m: Machine): number {
+  return Math.max(1, Math.ceil((m.slotCount * eventsPerSlot(m)) / 32));
+}
+export const writeEvent = (m: Machine, slot: number): number => slot * eventsPerSlot(m);
+export const fenceEvent = (m: Machine, slot: number): number => slot * eventsPerSlot(m) + 1;
+export const readEvent = (m: Machine, slot: number, kind: number, role: number): number =>
+  slot * eventsPerSlot(m) + 2 + kind * m.roles.length + role;
+
+export function roleDone(m: Machine, s: MachineState, r: number): boolean {
+  return (s.roles[r]?.pc ?? 0) >= (m.roles[r]?.code.length ?? 0);
+}
+
+export function allRolesDone(m: Machine, s: MachineState): boolean {
+  return m.roles.every((_, r) => roleDone(m, s, r));
+}
+
+/** A deep copy (the checker's hot path; cheaper than structuredClone for these small arrays). */
+export function cloneState(s: MachineState): MachineState {
+  const copy: MachineState = {
+    roles: s.roles.map((r) => ({
+      pc: r.pc,
+      vars: r.vars.slice(),
+      steps: r.steps,
+      barState: r.barState,
+      mmaOpen: r.mmaOpen.slice(),
+      mmaGroups: r.mmaGroups.map(cloneGroup),
+      storeOpen: r.storeOpen.slice(),
+      storeGroups: r.storeGroups.map(cloneGroup),
+    })),
+    arefF: s.arefF.slice(),
+    arefE: s.arefE.slice(),
+    slotValue: s.slotValue.slice(),
+    slotGeneric: s.slotGeneric.slice(),
+    barriers: s.barriers.map((b) => ({ ...b })),
+    namedCount: s.namedCount.slice(),
+    namedThreads: s.namedThreads.slice(),
+    tma: s.tma.map((t) => ({ ...t })),
+    hb: {
+      present: s.hb.present.slice(),
+      roles: s.hb.roles.map((k) => k.slice()),
+      barPending: s.hb.barPending.map((k) => k.slice()),
+      barDone: s.hb.barDone.map((k) => k.slice()),
+      arefSlot: s.hb.arefSlot.map((k) => k.slice()),
+      named: s.hb.named.map((k) => k.slice()),
+    },
+    asyncDone: s.asyncDone,
+  };
+  if (s.violation) copy.violation = { ...s.violation };
+  return copy;
+}
+
+function cloneGroup(g: AsyncGroup): AsyncGroup {
+  return { slots: g.slots.slice(), retired: g.retired, know: g.know.slice() };
+}

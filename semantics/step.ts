@@ -1,0 +1,144 @@
+// The small-step relation: which actions are enabled in a state, and what each one does.
+// Roles move one operation at a time (control flow in between is internal and deterministic);
+// the async units move on their own: a TMA copy lands, a wgmma or TMA-store group retires.
+import type { OpKind } from '../src/ir/program.ts';
+import { arefRules } from './aref.ts';
+import { asyncRules, hasOutstanding, landTma, retireGroup } from './async.ts';
+import type { OpCtx, OpInstr, OpRules } from './context.ts';
+import type { Machine } from './machine.ts';
+import { mbarrierRules } from './mbarrier.ts';
+import { namedRules, staysAtBarrier } from './named.ts';
+import { plainRules } from './plain.ts';
+import { allRolesDone, roleDone, type MachineState } from './state.ts';
+
+export const RULES: Readonly<Record<OpKind, OpRules>> = { ...arefRules, ...mbarrierRules, ...asyncRules, ...namedRules, ...plainRules };
+
+export type Action =
+  | { readonly kind: 'role'; readonly role: number }
+  /** the TMA copy at position `index` of the in-flight list lands */
+  | { readonly kind: 'land'; readonly index: number }
+  | { readonly kind: 'retire'; readonly role: number; readonly unit: 'mma' | 'store' };
+
+/** Control steps a role may take between two operations before we call the program degenerate. */
+export const SETTLE_LIMIT = 5_000_000;
+
+export class SettleLimitError extends Error {
+  override readonly name = 'SettleLimitError';
+}
+
+export function currentOp(m: Machine, s: MachineState, r: number): OpInstr | undefined {
+  const rs = s.roles[r];
+  const instr = rs ? m.roles[r]?.code[rs.pc] : undefined;
+  return instr?.kind === 'op' ? instr : undefined;
+}
+
+function ctxFor(m: Machine, s: MachineState, r: number): OpCtx | undefined {
+  const instr = currentOp(m, s, r);
+  return instr ? { m, s, r, instr } : undefined;
+}
+
+/** Why role r cannot move now, or undefined when it can (or has finished). */
+export function roleBlockedReason(m: Machine, s: MachineState, r: number): string | undefined {
+  const ctx = ctxFor(m, s, r);
+  return ctx ? RULES[ctx.instr.op.kind].blockedReason(ctx) : undefined;
+}
+
+export function enabledActions(m: Machine, s: MachineState, out: Action[] = []): Action[] {
+  if (s.violation) return out;
+  for (let r = 0; r < m.roles.length; r++) {
+    if (!roleDone(m, s, r) && roleBlockedReason(m, s, r) === undefined) out.push({ kind: 'role', role: r });
+  }
+  for (let i = 0; i < s.tma.length; i++) out.push({ kind: 'land', index: i });
+  for (let r = 0; r < s.roles.length; r++) {
+    const rs = s.roles[r];
+    if (!rs) continue;
+    if (hasOutstanding(rs, 'mma')) out.push({ kind: 'retire', role: r, unit: 'mma' });
+    if (hasOutstanding(rs, 'store')) out.push({ kind: 'retire', role: r, unit: 'store' });
+  }
+  return out;
+}
+
+/** Apply `a` to `s` in place (callers pass a copy or an immer draft). */
+export function executeAction(m: Machine, s: MachineState, a: Action): void {
+  if (a.kind === 'land') {
+    landTma(m, s, a.index);
+    return;
+  }
+  if (a.kind === 'retire') {
+    retireGroup(m, s, a.role, a.unit);
+    return;
+  }
+  const ctx = ctxFor(m, s, a.role);
+  const rs = s.roles[a.role];
+  if (!ctx || !rs) return;
+  RULES[ctx.instr.op.kind].execute(ctx);
+  rs.steps += 1;
+  if (s.violation || staysAtBarrier(s, a.role)) return;
+  if (ctx.instr.op.kind === 'tma.load') s.tma.sort(compareTma);
+  rs.pc += 1;
+  settle(m, s, a.role);
+}
+
+/** In-flight copies are kept sorted so equal sets encode equally whatever the issue order. */
+function compareTma(x: MachineState['tma'][number], y: MachineState['tma'][number]): number {
+  return x.slot - y.slot || x.barrier - y.barrier || x.value - y.value || x.bytes - y.bytes || x.role - y.role;
+}
+
+/** Run role r's control instructions until it reaches an operation or the end. */
+export function settle(m: Machine, s: MachineState, r: number): void {
+  const rs = s.roles[r];
+  const code = m.roles[r]?.code;
+  if (!rs || !code) return;
+  for (let guard = 0; guard < SETTLE_LIMIT; guard++) {
+    const instr = code[rs.pc];
+    if (!instr || instr.kind === 'op') return;
+    try {
+      switch (instr.kind) {
+        case 'loop-init': {
+          rs.vars[instr.slot] = instr.from(rs.vars);
+          rs.pc = (rs.vars[instr.slot] ?? 0) < instr.to(rs.vars) ? rs.pc + 1 : instr.exit;
+          break;
+        }
+        case 'loop-next': {
+          rs.vars[instr.slot] = (rs.vars[instr.slot] ?? 0) + 1;
+          rs.pc = (rs.vars[instr.slot] ?? 0) < instr.to(rs.vars) ? instr.body : rs.pc + 1;
+          break;
+        }
+        case 'branch':
+          rs.pc = instr.cond(rs.vars) !== 0 ? rs.pc + 1 : instr.target;
+          break;
+        case 'jump':
+          rs.pc = instr.target;
+          break;
+      }
+    } catch (err) {
+      s.violation = { kind: 'protocol', message: `${m.roles[r]?.name}: cannot evaluate a loop bound or condition: ${(err as Error).message}`, role: r };
+      return;
+    }
+  }
+  throw new SettleLimitError(`${m.roles[r]?.name} ran ${SETTLE_LIMIT} control steps without reaching an operation (loop bounds too large)`);
+}
+
+/** Settle every role: the state before any operation. */
+export function settleAll(m: Machine, s: MachineState): MachineState {
+  for (let r = 0; r < m.roles.length; r++) settle(m, s, r);
+  return s;
+}
+
+/** Every role finished and no asynchronous work is left. */
+export function isFinished(m: Machine, s: MachineState): boolean {
+  return !s.violation && allRolesDone(m, s) && s.tma.length === 0 && s.roles.every((rs) => !hasOutstanding(rs, 'mma') && !hasOutstanding(rs, 'store'));
+}
+
+/** One line per role that has not finished: what it waits for and why it cannot pass. */
+export function blockedReasons(m: Machine, s: MachineState): string[] {
+  const lines: string[] = [];
+  for (let r = 0; r < m.roles.length; r++) {
+    if (roleDone(m, s, r)) continue;
+    const instr = currentOp(m, s, r);
+    const reason = roleBlockedReason(m, s, r) ?? 'can still move';
+    const where = instr?.loc ? ` (line ${instr.loc.line})` : '';
+    lines.push(`${m.roles[r]?.name} ${reason}${where}`);
+  }
+  return lines;
+}
