@@ -17,6 +17,7 @@
 import { InputError } from './diag.ts';
 import { bin, num, v } from './ir/expr.ts';
 import type { Expr, Level, Program, Resource, Role, Stmt } from './ir/program.ts';
+import { MAX_INT } from './lang/syntax.ts';
 import { lowerProgram } from './lower.ts';
 
 export interface PipelineOptions {
@@ -64,9 +65,10 @@ export function consumerIterations(c: number, consumers: number, iterations: num
 }
 
 function checkOptions(opts: PipelineOptions): void {
+  // MAX_INT: what the .aref language accepts, so that the printed program parses back.
   const want = (name: string, value: number, min: number): void => {
-    if (!Number.isSafeInteger(value) || value < min) {
-      throw new InputError(`pipeline: ${name} must be an integer >= ${min}, got ${value}`);
+    if (!Number.isSafeInteger(value) || value < min || value > MAX_INT) {
+      throw new InputError(`pipeline: ${name} must be an integer in ${min}..${MAX_INT}, got ${value}`);
     }
   };
   want('depth', opts.depth, 1);

@@ -121,11 +121,12 @@ describe('pipelineProgram', () => {
   });
 
   it.each([
-    [{ depth: 0 }, /depth must be an integer >= 1, got 0/],
-    [{ pending: -1 }, /pending must be an integer >= 0/],
-    [{ consumers: 1.5 }, /consumers must be an integer >= 1/],
-    [{ iterations: Number.NaN }, /iterations must be an integer >= 0/],
-    [{ bytes: 0 }, /bytes must be an integer >= 1/],
+    [{ depth: 0 }, /depth must be an integer in 1\.\.2147483647, got 0/],
+    [{ iterations: 2 ** 31 }, /iterations must be an integer in 0\.\.2147483647, got 2147483648/],
+    [{ pending: -1 }, /pending must be an integer in 0\.\./],
+    [{ consumers: 1.5 }, /consumers must be an integer in 1\.\./],
+    [{ iterations: Number.NaN }, /iterations must be an integer in 0\.\./],
+    [{ bytes: 0 }, /bytes must be an integer in 1\.\./],
   ])('refuses %o with an InputError', (bad, message) => {
     const run = () => pipelineProgram({ depth: 2, pending: 1, consumers: 1, iterations: 4, level: 'aref', ...bad });
     expect(run).toThrow(InputError);
