@@ -29,6 +29,22 @@ export interface Model<S, A> {
    * The explorer hashes and stores these; it never looks inside S.
    */
   encode(state: S): Int32Array;
+  /** `words` may be a view of the explorer's storage: read it, never write to it. */
   decode(words: Int32Array): S;
   formatAction(action: A): string;
+  /**
+   * Optional: which party (role, async unit, …) performs `action`, as a small integer in 0..31.
+   * Termination is judged under weak fairness per party: a party enabled in every state of a
+   * cycle must act in it. Without `actor`, every action counts as one party, so any reachable
+   * cycle is a termination violation.
+   */
+  actor?(action: A): number;
+  /** Optional: a party's name for messages (defaults to `party N`). */
+  actorName?(actor: number): string;
+  /**
+   * Optional: a measure that strictly increases along every transition. When given, the explorer
+   * checks the increase on each transition instead of recording edges (no cycle ⇒ no infinite run),
+   * which saves memory; if the measure ever fails to increase it falls back to recording edges.
+   */
+  progress?(state: S): number;
 }

@@ -1,0 +1,79 @@
+// `check`: explore a Model, decide termination on the explored graph, and give the verdict.
+// `verified` only when the whole reachable graph was explored and nothing was violated.
+
+import { explore, type ExploreOutcome } from './bfs.ts';
+import { findFairLasso, type Lasso } from './fairness.ts';
+import { MemoryLimitError } from './growable.ts';
+import type { Model } from './model.ts';
+import type { CheckOptions, CheckResult, LimitReason, Violation } from './result.ts';
+import { type PathStep, pathTo, traceOf } from './trace.ts';
+
+export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): CheckResult<S, A> {
+  const startMs = performance.now();
+  const termination = options.termination ?? true;
+  const notes: string[] = [];
+  const useProgress = termination && model.progress !== undefined;
+  let outcome = explore(model, options, { recordEdges: termination && !useProgress, checkProgress: useProgress, startMs });
+  if (outcome.progressBroken) {
+    const { from, to, action } = outcome.progressBroken;
+    notes.push(
+      `progress measure did not increase from state #${from} to state #${to} (action ${action}); ` +
+        'explored again, recording edges to check termination',
+    );
+    outcome = explore(model, options, { recordEdges: true, checkProgress: false, startMs });
+  }
+
+  const violations = [...outcome.violations];
+  let limit = outcome.limit;
+  const stopped = (options.stopAtFirst ?? false) && violations.length > 0;
+  if (termination && !stopped) {
+    if (outcome.graph) {
+      try {
+        const lasso = findFairLasso(outcome.graph, outcome.budget);
+        if (lasso) violations.push(terminationViolation(model, outcome, lasso));
+      } catch (e) {
+        if (!(e instanceof MemoryLimitError)) throw e;
+        limit ??= { reason: 'memory', message: e.message };
+        notes.push(`termination not analysed: ${e.message}`);
+      }
+      if (outcome.limit) notes.push('termination analysed on the explored part of the graph only');
+    } else if (outcome.limit && !useProgress) {
+      notes.push(`termination not analysed: ${outcome.limit.reason} limit reached`);
+    }
+  }
+
+  const ms = performance.now() - startMs;
+  const states = outcome.arena.count;
+  const verdict = violations.length > 0 ? 'violation' : limit ? 'inconclusive' : 'verified';
+  return {
+    verdict,
+    violations,
+    stats: {
+      states,
+      transitions: outcome.transitions,
+      ms: Math.round(ms),
+      statesPerSecond: ms > 0 ? Math.round((states * 1000) / ms) : 0,
+      bytesPerState: states > 0 ? Math.round(outcome.budget.used / states) : 0,
+      maxDepth: outcome.maxDepth,
+    },
+    ...(limit ? { limit: limit as { reason: LimitReason; message: string } } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+  };
+}
+
+function terminationViolation<S, A>(model: Model<S, A>, outcome: ExploreOutcome<S, A>, lasso: Lasso): Violation<S, A> {
+  const { starts } = outcome.graph!;
+  const stem = pathTo(outcome.arena, lasso.entry);
+  const cycle: PathStep[] = lasso.loop.map(({ from, edge }) => ({
+    id: outcome.graph!.targets[edge]!,
+    index: edge - starts[from]!, // edges are recorded in action order, one per action
+  }));
+  const parties: string[] = [];
+  for (let actor = 0; actor < 32; actor++) {
+    if ((lasso.actors & (1 << actor)) !== 0) parties.push(model.actorName?.(actor) ?? `party ${actor}`);
+  }
+  const message =
+    `a cycle of ${cycle.length} step${cycle.length === 1 ? '' : 's'} from depth ${stem.length - 1} can repeat forever ` +
+    `under weak fairness (acting in it: ${parties.join(', ')})`;
+  return { kind: 'termination', message, trace: traceOf(model, outcome.arena, [...stem, ...cycle]), loopStart: stem.length - 1 };
+}

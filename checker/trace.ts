@@ -1,0 +1,89 @@
+// Counterexample traces: rebuilt from the arena's parent links (states decoded from their stored
+// words, actions found again by index), and replayed from action indices alone (Stateright-style).
+
+import type { StateArena } from './arena.ts';
+import type { Model } from './model.ts';
+import type { TraceStep } from './result.ts';
+
+/** A step of a path through the stored graph: a state id and the index that reached it. */
+export interface PathStep {
+  readonly id: number;
+  /** Index into `initialStates()` on the first step, into `actions(previous)` after. */
+  readonly index: number;
+}
+
+/** The path from an initial state to state `id`, by parent links. */
+export function pathTo(arena: StateArena, id: number): PathStep[] {
+  const path: PathStep[] = [];
+  for (let v = id; v >= 0; v = arena.parent(v)) path.push({ id: v, index: arena.actionIndex(v) });
+  return path.reverse();
+}
+
+/**
+ * Turn a path of state ids into trace steps. Each step's action is taken again from the model and
+ * checked to lead to the stored state, so a nondeterministic model is caught here, not misreported.
+ */
+export function traceOf<S, A>(model: Model<S, A>, arena: StateArena, path: readonly PathStep[]): TraceStep<S, A>[] {
+  const steps: TraceStep<S, A>[] = [];
+  const actions: A[] = [];
+  let previous: S | undefined;
+  for (const [depth, step] of path.entries()) {
+    const state = model.decode(arena.view(step.id).slice()); // a copy: a view would pin the whole arena
+    if (depth === 0 || previous === undefined) {
+      steps.push({ initialIndex: step.index, state, depth });
+    } else {
+      actions.length = 0;
+      model.actions(previous, actions);
+      const action = actions[step.index];
+      if (action === undefined) throw new Error(`trace: state has no action #${step.index} (model is not deterministic)`);
+      if (!arena.equals(step.id, model.encode(model.nextState(previous, action)))) {
+        throw new Error(`trace: action ${model.formatAction(action)} no longer leads to the stored state (model is not deterministic)`);
+      }
+      steps.push({ action, actionIndex: step.index, state, depth });
+    }
+    previous = state;
+  }
+  return steps;
+}
+
+/** A replay that cannot go on: the index names no initial state or no enabled action. */
+export class ReplayError extends Error {
+  override readonly name = 'ReplayError';
+}
+
+/**
+ * Re-run a trace from its indices: `initialIndex` into `initialStates()`, then each action index
+ * into `actions(current state)`. Throws ReplayError when an index is out of range.
+ */
+export function replayActionIndices<S, A>(
+  model: Model<S, A>,
+  actionIndices: readonly number[],
+  initialIndex = 0,
+): TraceStep<S, A>[] {
+  const initial = model.initialStates()[initialIndex];
+  if (initial === undefined) throw new ReplayError(`replay: no initial state #${initialIndex}`);
+  const steps: TraceStep<S, A>[] = [{ initialIndex, state: initial, depth: 0 }];
+  const actions: A[] = [];
+  let state: S = initial;
+  for (const [i, index] of actionIndices.entries()) {
+    actions.length = 0;
+    model.actions(state, actions);
+    const action = actions[index];
+    if (action === undefined) {
+      throw new ReplayError(`replay: step ${i + 1} asks for action #${index} but only ${actions.length} are enabled`);
+    }
+    state = model.nextState(state, action);
+    steps.push({ action, actionIndex: index, state, depth: i + 1 });
+  }
+  return steps;
+}
+
+/** The indices that replay a trace: `replayActionIndices(model, t.actionIndices, t.initialIndex)`. */
+export function traceIndices<S, A>(trace: readonly TraceStep<S, A>[]): { initialIndex: number; actionIndices: number[] } {
+  const actionIndices: number[] = [];
+  for (const step of trace.slice(1)) {
+    if (step.actionIndex === undefined) throw new Error('trace: a step after the first has no action index');
+    actionIndices.push(step.actionIndex);
+  }
+  return { initialIndex: trace[0]?.initialIndex ?? 0, actionIndices };
+}
