@@ -4,6 +4,8 @@ import { InputError } from '../../src/diag.ts';
 import { bin, num, v } from '../../src/ir/expr.ts';
 import type { Op, Program, Stmt } from '../../src/ir/program.ts';
 import { programLevel } from '../../src/ir/program.ts';
+import { loadProgramFile } from '../../src/lang/load.ts';
+import { stripLocs } from '../../src/lang/strip.ts';
 import { DEFAULT_SLOT_BYTES, lowerProgram } from '../../src/lower.ts';
 import { pipelineProgram } from '../../src/pipeline.ts';
 import { unrollRole } from '../../src/unroll.ts';
@@ -97,6 +99,22 @@ describe('lowerProgram on the double-buffered pipeline', () => {
   it('leaves the params and role shapes alone', () => {
     expect(lowered.params).toEqual(doubleBuffer(4).params);
     expect(lowered.roles.map((r) => [r.name, r.warps])).toEqual([['producer', 1], ['consumer', 4]]);
+  });
+});
+
+describe('lowerProgram on examples/double-buffer.aref', () => {
+  const file = new URL('../../examples/double-buffer.aref', import.meta.url).pathname;
+  const source = loadProgramFile(file);
+  const lowered = lowerProgram(source);
+
+  it('gives the same program as the IR built by hand (K = 8)', () => {
+    expect(stripLocs(lowered)).toEqual(stripLocs(lowerProgram(doubleBuffer(8))));
+  });
+
+  it('points every lowered op at its line in the file', () => {
+    const putLine = unrollRole(source, 0)[0]!.loc?.line;
+    expect(putLine).toBeGreaterThan(0);
+    expect(unrollRole(lowered, 0).slice(0, 3).map((u) => [u.loc?.file, u.loc?.line])).toEqual(Array(3).fill([file, putLine]));
   });
 });
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/diag.ts';
 import { programLevel } from '../../src/ir/program.ts';
+import { programFromJson, programToJson } from '../../src/lang/json.ts';
+import { parseArefFile } from '../../src/lang/load.ts';
+import { printProgram } from '../../src/lang/printer.ts';
+import { stripLocs } from '../../src/lang/strip.ts';
 import { lowerProgram } from '../../src/lower.ts';
 import { consumerIterations, pipelineProgram } from '../../src/pipeline.ts';
 import { unrollRole } from '../../src/unroll.ts';
@@ -97,6 +101,17 @@ describe('pipelineProgram', () => {
       ...iter(4), 'consumed A[2]',
       'wgmma.wait 0', 'consumed A[0]', 'consumed A[1]',
     ]);
+  });
+
+  it('over the grid, at both levels: the printed program parses and validates back to the same IR', () => {
+    for (const level of ['aref', 'mbarrier'] as const) {
+      for (const [D, P, C, K] of grid) {
+        const p = pipelineProgram({ depth: D, pending: P, consumers: C, iterations: K, level });
+        const where = `${level} D=${D} P=${P} C=${C} K=${K}`;
+        expect(stripLocs(parseArefFile(printProgram(p), 'gen.aref')), where).toEqual(p);
+        expect(stripLocs(programFromJson(programToJson(p), 'gen.json')), where).toEqual(p);
+      }
+    }
   });
 
   it('counts each consumer\'s iterations as k = c, c + C, … < K', () => {
