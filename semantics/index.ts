@@ -8,6 +8,7 @@ export {
   isFinished,
   blockedReasons,
   roleBlockedReason,
+  currentOp,
   SettleLimitError,
   type Action,
 } from './step.ts';

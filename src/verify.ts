@@ -1,0 +1,98 @@
+// verifyProgram: the library entry point of arefcheck's checker. Chooses the level, lowers
+// an aref program when the mbarrier level is asked for (adding the refinement monitor),
+// explores every interleaving and returns the stable report of issue 3.
+import { check, type CheckOptions, type ProgressInfo } from '../checker/index.ts';
+import { InputError } from './diag.ts';
+import { programLevel, type Level, type Program } from './ir/program.ts';
+import { lowerProgram } from './lower.ts';
+import { compileMachine, SettleLimitError } from '../semantics/index.ts';
+import { programModel } from './verify/model.ts';
+import { refinementModel } from './verify/refinement.ts';
+import { buildReport, type Report } from './verify/report.ts';
+
+export type { Report, ViolationReport, TraceEntry } from './verify/report.ts';
+
+export interface VerifyOptions {
+  /** Level to check; default: the program's own level. `both` checks an aref program at both levels. */
+  readonly level?: Level | 'both';
+  readonly params?: ReadonlyMap<string, number>;
+  readonly literal?: boolean;
+  readonly maxStates?: number;
+  /** wall-time limit in milliseconds */
+  readonly maxMs?: number;
+  readonly maxBytes?: number;
+  readonly stopAtFirst?: boolean;
+  readonly onProgress?: (info: ProgressInfo) => void;
+}
+
+/** Default limits: generous, but a run never hangs or exhausts memory (it ends inconclusive). */
+export const DEFAULT_LIMITS = { maxStates: 20_000_000, maxMs: 10 * 60_000, maxBytes: 6 * 2 ** 30 } as const;
+
+export function verifyProgram(program: Program, options: VerifyOptions = {}): Report {
+  const own = programLevel(program);
+  const level = options.level ?? own;
+  if (level === 'both') {
+    if (own !== 'aref') throw new InputError('--level both needs an aref-level program (this one is already at the mbarrier level)');
+    return combine([verifyAt(program, 'aref', options), verifyAt(program, 'mbarrier', options)]);
+  }
+  if (level === 'aref' && own === 'mbarrier') throw new InputError('this program is at the mbarrier level: it cannot be checked at the aref level');
+  return verifyAt(program, level, options);
+}
+
+function checkOptions(options: VerifyOptions): CheckOptions {
+  return {
+    maxStates: options.maxStates ?? DEFAULT_LIMITS.maxStates,
+    maxMs: options.maxMs ?? DEFAULT_LIMITS.maxMs,
+    maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxBytes,
+    stopAtFirst: options.stopAtFirst ?? false,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  };
+}
+
+function verifyAt(program: Program, level: Level, options: VerifyOptions): Report {
+  const machineOptions = { literal: options.literal ?? false, params: options.params ?? new Map<string, number>() };
+  const lowerIt = level === 'mbarrier' && programLevel(program) === 'aref';
+  try {
+    if (!lowerIt) {
+      const model = programModel(program, machineOptions);
+      return buildReport(model.machine, level, check(model, checkOptions(options)));
+    }
+    const lowered = lowerProgram(program);
+    const machine = compileMachine(lowered, machineOptions);
+    // the aref program's params may be overridden too: the monitor only needs its arefs
+    const model = refinementModel(program, machine);
+    const result = check(model, checkOptions(options));
+    const innerResult = {
+      ...result,
+      violations: result.violations.map((v) => ({ ...v, trace: v.trace.map((t) => ({ ...t, state: t.state.inner })) })),
+    };
+    return buildReport(machine, level, innerResult);
+  } catch (err) {
+    if (err instanceof SettleLimitError)
+      return { verdict: 'inconclusive', level, violations: [], stats: { states: 0, transitions: 0, ms: 0, statesPerSecond: 0, bytesPerState: 0, maxDepth: 0 }, limit: { reason: 'states', message: err.message } };
+    throw err;
+  }
+}
+
+function combine(reports: readonly Report[]): Report {
+  const verdict = reports.some((r) => r.verdict === 'violation') ? 'violation' : reports.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'verified';
+  const sum = (f: (r: Report) => number): number => reports.reduce((acc, r) => acc + f(r), 0);
+  const ms = sum((r) => r.stats.ms);
+  const states = sum((r) => r.stats.states);
+  const limit = reports.find((r) => r.limit)?.limit;
+  return {
+    verdict,
+    level: 'both',
+    violations: reports.flatMap((r) => r.violations.map((v) => ({ ...v, message: `[${r.level}] ${v.message}` }))),
+    stats: {
+      states,
+      transitions: sum((r) => r.stats.transitions),
+      ms,
+      statesPerSecond: ms > 0 ? Math.round((states * 1000) / ms) : 0,
+      bytesPerState: states > 0 ? Math.round(sum((r) => r.stats.bytesPerState * r.stats.states) / states) : 0,
+      maxDepth: Math.max(...reports.map((r) => r.stats.maxDepth)),
+    },
+    ...(limit ? { limit } : {}),
+    levels: reports,
+  } as Report;
+}

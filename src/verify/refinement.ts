@@ -1,0 +1,150 @@
+// Refinement: every execution of a lowered (mbarrier-level) program must be one the aref
+// level allows. The mbarrier-level model runs in product with a monitor that holds the aref
+// state σ(A[s]) = ⟨buf, F, E⟩ and replays the observable aref events the lowering defines:
+//
+// | mbarrier-level event                         | aref event  | monitor premise            |
+// | a TMA copy lands in A_buf[s] with value v    | put(A[s],v) | E = 1 → buf := v, F=1, E=0 |
+// | a role passes `wait A_full[s]`               | get(A[s])   | F = 1 → F = 0, E = 0       |
+// | a role executes `arrive A_empty[s]`          | consumed    | F = E = 0 → E = 1          |
+//
+// The first event whose premise fails is reported as a `refinement` violation: an execution
+// of the mbarrier program that no execution of the aref program allows.
+import type { Model } from '../../checker/model.ts';
+import type { Program } from '../ir/program.ts';
+import { loweredNames } from '../lower.ts';
+import { currentOp, NO_VALUE, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
+import { modelOfMachine } from './model.ts';
+
+export interface RefinementState {
+  readonly inner: MachineState;
+  /** per monitored slot: buf, F, E */
+  readonly mon: readonly number[];
+  readonly bad?: string;
+}
+
+interface Watched {
+  readonly aref: string;
+  readonly depth: number;
+  /** global slot id of A_buf[0] in the lowered machine, and barrier ids of A_full[0], A_empty[0] */
+  readonly bufBase: number;
+  readonly fullBase: number;
+  readonly emptyBase: number;
+  /** index of A[0] in the monitor array */
+  readonly monBase: number;
+}
+
+export function refinementModel(arefProgram: Program, lowered: Machine): Model<RefinementState, Action> {
+  const inner = modelOfMachine(lowered);
+  const watched: Watched[] = [];
+  let monSize = 0;
+  for (const r of arefProgram.resources) {
+    if (r.kind !== 'aref') continue;
+    const names = loweredNames(r.name);
+    const buf = lowered.resources.get(names.buffer);
+    const full = lowered.resources.get(names.full);
+    const empty = lowered.resources.get(names.empty);
+    if (!buf || !full || !empty) continue;
+    watched.push({ aref: r.name, depth: r.depth, bufBase: lowered.arefSlotCount + buf.base, fullBase: full.base, emptyBase: empty.base, monBase: monSize });
+    monSize += r.depth;
+  }
+
+  const find = (pick: (w: Watched) => number, id: number): { w: Watched; i: number } | undefined => {
+    for (const w of watched) {
+      const i = id - pick(w);
+      if (i >= 0 && i < w.depth) return { w, i };
+    }
+    return undefined;
+  };
+
+  /** The aref event an action performs, judged in the state before it. */
+  const eventOf = (s: MachineState, a: Action): { kind: 'put' | 'get' | 'consumed'; slot: number; value: number; name: string } | undefined => {
+    if (a.kind === 'land') {
+      const t = s.tma[a.index];
+      const hit = t ? find((w) => w.bufBase, t.slot) : undefined;
+      return hit && t ? { kind: 'put', slot: hit.w.monBase + hit.i, value: t.value, name: `${hit.w.aref}[${hit.i}]` } : undefined;
+    }
+    if (a.kind !== 'role') return undefined;
+    const instr = currentOp(lowered, s, a.role);
+    if (!instr || (instr.op.kind !== 'wait' && instr.op.kind !== 'arrive')) return undefined;
+    const ref = instr.refs[0];
+    if (!ref) return undefined;
+    let idx: number;
+    try {
+      idx = ref.index(s.roles[a.role]?.vars ?? []);
+    } catch {
+      return undefined;
+    }
+    const id = ref.res.base + idx;
+    if (instr.op.kind === 'wait') {
+      const hit = find((w) => w.fullBase, id);
+      return hit ? { kind: 'get', slot: hit.w.monBase + hit.i, value: NO_VALUE, name: `${hit.w.aref}[${hit.i}]` } : undefined;
+    }
+    const hit = find((w) => w.emptyBase, id);
+    return hit ? { kind: 'consumed', slot: hit.w.monBase + hit.i, value: NO_VALUE, name: `${hit.w.aref}[${hit.i}]` } : undefined;
+  };
+
+  const sigma = (mon: readonly number[], slot: number): string => {
+    const buf = mon[3 * slot];
+    return `⟨${buf === NO_VALUE ? '⊥' : buf}, ${mon[3 * slot + 1]}, ${mon[3 * slot + 2]}⟩`;
+  };
+
+  const initialMon = (): number[] => {
+    const mon: number[] = [];
+    for (let i = 0; i < monSize; i++) mon.push(NO_VALUE, 0, 1);
+    return mon;
+  };
+
+  return {
+    initialStates: () => inner.initialStates().map((s) => ({ inner: s, mon: initialMon() })),
+    actions: (s, out) => {
+      if (s.bad === undefined) inner.actions(s.inner, out);
+    },
+    nextState(s, a) {
+      const ev = eventOf(s.inner, a);
+      const next = inner.nextState(s.inner, a);
+      if (!ev || next.violation) return { inner: next, mon: s.mon };
+      const mon = s.mon.slice();
+      const at = 3 * ev.slot;
+      const who = a.kind === 'role' ? lowered.roles[a.role]?.name : 'a TMA copy';
+      if (ev.kind === 'put') {
+        if (mon[at + 2] !== 1) return { inner: next, mon, bad: `${who} writes ${ev.name} (put) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not empty` };
+        mon[at] = ev.value;
+        mon[at + 1] = 1;
+        mon[at + 2] = 0;
+      } else if (ev.kind === 'get') {
+        if (mon[at + 1] !== 1) return { inner: next, mon, bad: `${who} passes the full wait of ${ev.name} (get) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not full` };
+        mon[at + 1] = 0;
+        mon[at + 2] = 0;
+      } else {
+        if (mon[at + 1] !== 0 || mon[at + 2] !== 0) return { inner: next, mon, bad: `${who} releases ${ev.name} (consumed) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not borrowed` };
+        mon[at + 2] = 1;
+      }
+      return { inner: next, mon };
+    },
+    invariants: [
+      ...inner.invariants.map((inv) => ({ kind: inv.kind, check: (s: RefinementState) => inv.check(s.inner) })),
+      { kind: 'refinement', check: (s: RefinementState) => s.bad },
+    ],
+    isFinal: (s) => s.bad !== undefined || inner.isFinal(s.inner),
+    explainDeadlock: (s) => inner.explainDeadlock(s.inner),
+    encode(s) {
+      const w = inner.encode(s.inner);
+      const out = new Int32Array(w.length + s.mon.length + 1);
+      out.set(w);
+      out.set(s.mon, w.length);
+      out[out.length - 1] = s.bad === undefined ? 0 : 1;
+      return out;
+    },
+    decode(words) {
+      const tail = 3 * monSize + 1;
+      const innerState = inner.decode(words.subarray(0, words.length - tail));
+      const mon = Array.from(words.subarray(words.length - tail, words.length - 1));
+      // the message of a refinement failure is rebuilt by replaying the last step (see verify.ts)
+      return words[words.length - 1] === 1 ? { inner: innerState, mon, bad: 'refinement violated' } : { inner: innerState, mon };
+    },
+    formatAction: (a) => inner.formatAction(a),
+    ...(inner.actor ? { actor: inner.actor } : {}),
+    ...(inner.actorName ? { actorName: inner.actorName } : {}),
+    progress: (s) => inner.progress?.(s.inner) ?? 0,
+  };
+}

@@ -1,0 +1,82 @@
+// The verification report: the stable JSON shape of `arefcheck verify --json` (issue 3),
+// built from a checker result, with traces described in the semantics' words.
+import type { CheckResult, TraceStep } from '../../checker/index.ts';
+import type { Loc } from '../ir/program.ts';
+import { actorName, describeAction, describeChanges, currentOp, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
+
+export interface TraceEntry {
+  readonly step: number;
+  readonly actor: string;
+  readonly action: string;
+  readonly changes: readonly string[];
+  readonly loc?: Loc;
+}
+
+export interface ViolationReport {
+  readonly kind: string;
+  readonly message: string;
+  readonly loc?: Loc;
+  readonly trace: readonly TraceEntry[];
+  /** position of each step's action among the enabled actions of the state before it (replay) */
+  readonly actionIndices: readonly number[];
+  /** for termination: the step where the repeating cycle starts */
+  readonly loopStart?: number;
+}
+
+export interface Report {
+  readonly verdict: 'verified' | 'violation' | 'inconclusive';
+  readonly level: string;
+  readonly violations: readonly ViolationReport[];
+  readonly stats: {
+    readonly states: number;
+    readonly transitions: number;
+    readonly ms: number;
+    readonly statesPerSecond: number;
+    readonly bytesPerState: number;
+    readonly maxDepth: number;
+  };
+  readonly limit?: { readonly reason: string; readonly message: string };
+  readonly notes?: readonly string[];
+}
+
+export function describeTrace(machine: Machine, trace: readonly TraceStep<MachineState, Action>[]): TraceEntry[] {
+  const out: TraceEntry[] = [];
+  for (let i = 1; i < trace.length; i++) {
+    const before = trace[i - 1]?.state;
+    const step = trace[i];
+    if (!before || !step?.action) continue;
+    const a = step.action;
+    const loc = a.kind === 'role' ? currentOp(machine, before, a.role)?.loc : undefined;
+    const entry = {
+      step: i,
+      actor: actorName(machine, before, a),
+      action: describeAction(machine, before, a),
+      changes: describeChanges(machine, before, step.state),
+    };
+    out.push(loc ? { ...entry, loc } : entry);
+  }
+  return out;
+}
+
+export function buildReport(machine: Machine, level: string, result: CheckResult<MachineState, Action>): Report {
+  const violations = result.violations.map((v): ViolationReport => {
+    const last = v.trace[v.trace.length - 1]?.state;
+    const loc = last?.violation?.loc;
+    const base = {
+      kind: v.kind,
+      message: v.message,
+      trace: describeTrace(machine, v.trace),
+      actionIndices: v.trace.slice(1).map((t) => t.actionIndex ?? 0),
+      ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}),
+    };
+    return loc ? { ...base, loc } : base;
+  });
+  return {
+    verdict: result.verdict,
+    level,
+    violations,
+    stats: result.stats,
+    ...(result.limit ? { limit: result.limit } : {}),
+    ...(result.notes ? { notes: result.notes } : {}),
+  };
+}
