@@ -1,0 +1,104 @@
+// What each operation requires of its operands: resource kinds for its refs, value ranges for
+// its expressions. validate.ts checks these statically (kinds) and over the iteration space (values).
+import type { Expr, Op, Ref, Resource } from '../ir/program.ts';
+import { resourceSize } from '../ir/program.ts';
+
+/** mbarrier counts (arrivals, tx bytes) are 20-bit on sm_90 (reference/ptx-mbarrier.md §1.1). */
+export const MBARRIER_MAX = 2 ** 20 - 1;
+/** Named barriers 0..15 (PTX bar.sync); thread counts are whole warps up to a full CTA. */
+export const NAMED_BARRIERS = 16;
+export const MAX_CTA_THREADS = 1024;
+
+export type ResourceKind = Resource['kind'];
+
+export interface RefRule {
+  readonly ref: Ref;
+  readonly kinds: readonly ResourceKind[];
+  /** What the ref is for, in messages: "the target of put". */
+  readonly role: string;
+}
+
+export interface ValueRule {
+  readonly expr: Expr;
+  /** Subject of the message: "the parity of wait". */
+  readonly what: string;
+  readonly min: number;
+  readonly max: number;
+  readonly multipleOf?: number;
+  /** The allowed values in words: "0 or 1", "in 0..2". */
+  readonly allowed: string;
+}
+
+export function refRules(op: Op): RefRule[] {
+  const target = (kinds: readonly ResourceKind[]): RefRule[] => ('target' in op ? [{ ref: op.target, kinds, role: `the target of ${op.kind}` }] : []);
+  switch (op.kind) {
+    case 'put': case 'get': case 'consumed':
+      return target(['aref']);
+    case 'init': case 'arrive': case 'arrive.expect_tx': case 'expect_tx': case 'complete_tx': case 'wait': case 'inval':
+      return target(['mbarrier']);
+    case 'tma.load':
+      return [...target(['buffer']), { ref: op.barrier, kinds: ['mbarrier'], role: 'the barrier of tma.load' }];
+    case 'tma.store': case 'read': case 'write':
+      return target(['buffer']);
+    case 'wgmma.issue':
+      return target(['buffer', 'aref']);
+    case 'bulk.commit': case 'bulk.wait': case 'wgmma.commit': case 'wgmma.wait':
+    case 'bar.sync': case 'bar.arrive': case 'fence.proxy.async':
+      return [];
+  }
+}
+
+const range = (expr: Expr, what: string, min: number, max: number): ValueRule => ({ expr, what, min, max, allowed: `in ${min}..${max}` });
+
+/** Value rules of an op whose refs already resolved (`lookup` never fails here). */
+export function valueRules(op: Op, lookup: (name: string) => Resource): ValueRule[] {
+  const rules: ValueRule[] = refRules(op).map(({ ref }) => {
+    const size = resourceSize(lookup(ref.name));
+    return { expr: ref.index, what: `the index of ${ref.name}`, min: 0, max: size - 1, allowed: `in 0..${size - 1} (${ref.name} has ${size} element${size === 1 ? '' : 's'})` };
+  });
+  switch (op.kind) {
+    case 'init': case 'arrive':
+      rules.push(range(op.count, `the count of ${op.kind}`, 1, MBARRIER_MAX));
+      break;
+    case 'arrive.expect_tx': case 'expect_tx': case 'complete_tx':
+      rules.push(range(op.bytes, `the byte count of ${op.kind}`, 1, MBARRIER_MAX));
+      break;
+    case 'tma.load': {
+      const slot = lookup(op.target.name);
+      const max = slot.kind === 'buffer' ? Math.min(slot.bytes, MBARRIER_MAX) : MBARRIER_MAX;
+      rules.push({ ...range(op.bytes, 'the byte count of tma.load', 1, max), allowed: `in 1..${max}${slot.kind === 'buffer' && max === slot.bytes ? ` (a slot of ${slot.name} holds ${slot.bytes} bytes)` : ''}` });
+      break;
+    }
+    case 'wait':
+      rules.push({ expr: op.parity, what: 'the parity of wait', min: 0, max: 1, allowed: '0 or 1' });
+      break;
+    case 'bulk.wait': case 'wgmma.wait':
+      rules.push({ expr: op.pending, what: `the group count of ${op.kind}`, min: 0, max: Infinity, allowed: 'at least 0' });
+      break;
+    case 'bar.sync': case 'bar.arrive':
+      rules.push(range(op.id, `the barrier id of ${op.kind}`, 0, NAMED_BARRIERS - 1));
+      rules.push({ expr: op.threads, what: `the thread count of ${op.kind}`, min: 32, max: MAX_CTA_THREADS, multipleOf: 32, allowed: `a multiple of 32 in 32..${MAX_CTA_THREADS}` });
+      break;
+    default:
+      break;
+  }
+  return rules;
+}
+
+/** Every expression of an op (operands, indices, tags), for name and evaluation checks. */
+export function opExprs(op: Op): Expr[] {
+  const out: Expr[] = [];
+  for (const value of Object.values(op) as unknown[]) {
+    if (isRef(value)) out.push(value.index);
+    else if (isExpr(value)) out.push(value);
+  }
+  return out;
+}
+
+function isRef(x: unknown): x is Ref {
+  return typeof x === 'object' && x !== null && 'index' in x && 'name' in x;
+}
+
+function isExpr(x: unknown): x is Expr {
+  return typeof x === 'object' && x !== null && 'kind' in x && (x.kind === 'num' || x.kind === 'var' || x.kind === 'un' || x.kind === 'bin');
+}
