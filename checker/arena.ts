@@ -37,7 +37,9 @@ export class StateArena {
       this.parents = grow(this.parents, id + 1, this.budget);
       this.actionIndices = grow(this.actionIndices, id + 1, this.budget);
     }
-    this.words.set(stateWords, start);
+    const words = this.words;
+    const n = stateWords.length;
+    for (let i = 0; i < n; i++) words[start + i] = stateWords[i]!; // faster than set() for short states
     this.offsets[id + 1] = end;
     this.parents[id] = parent;
     this.actionIndices[id] = actionIndex;

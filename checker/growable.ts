@@ -1,4 +1,4 @@
-// Typed arrays that double on demand, under one byte budget shared by all of the explorer's
+// Typed arrays that grow on demand, under one byte budget shared by all of the explorer's
 // structures. Typed-array memory lives off the V8 heap, so the heap limit does not stop a big
 // run; the budget (and a failed allocation) does, and turns into an `inconclusive` verdict.
 
@@ -49,10 +49,10 @@ export interface GrowableArray {
   set(source: ArrayLike<number>, offset?: number): void;
 }
 
-/** A copy of `a` with room for at least `needed` elements (capacity doubles). */
+/** A copy of `a` with room for at least `needed` elements (capacity grows by half: less slack than doubling). */
 export function grow<T extends GrowableArray>(a: T, needed: number, budget: ByteBudget): T {
-  let length = Math.max(16, a.length * 2);
-  while (length < needed) length *= 2;
+  let length = Math.max(16, Math.ceil(a.length * 1.5));
+  while (length < needed) length = Math.ceil(length * 1.5);
   const make = a.constructor as new (length: number) => T;
   const next = budget.alloc(make, length);
   next.set(a as unknown as ArrayLike<number>);

@@ -71,6 +71,15 @@ describe('deadlock', () => {
     expect(model.isFinal(last)).toBe(false);
   });
 
+  it('two-process locks over r rounds: 7r² + 8r + 1 states (naive BFS agrees)', () => {
+    for (let r = 1; r <= 6; r++) {
+      const model = lockModel(r, []);
+      const states = check(model).stats.states;
+      expect(states).toBe(7 * r * r + 8 * r + 1);
+      expect(states).toBe(naiveBfs(model).distance.size);
+    }
+  });
+
   it('the same protocol without the reversed round is verified', () => {
     const model = lockModel(3, []);
     const result = check(model);

@@ -36,12 +36,14 @@ export function countersModel(n: number, k: number, options: CountersOptions = {
     actor: (i) => i % 32,
     actorName: (i) => `counter ${i}`,
   };
-  if (options.progress) model.progress = (state) => state.reduce((sum, c) => sum + c, 0);
+  if (options.progress) model.progress = sum;
   return model;
 }
 
 export function sum(state: Int32Array): number {
-  return state.reduce((s, c) => s + c, 0);
+  let total = 0;
+  for (let i = 0; i < state.length; i++) total += state[i]!;
+  return total;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { StateArena } from '../../checker/arena.ts';
+import { fingerprint } from '../../checker/fingerprint.ts';
+import { ByteBudget } from '../../checker/growable.ts';
+import { NOT_ADDED, VisitedTable } from '../../checker/visited.ts';
+import { keyOf } from './naive.ts';
+
+describe('fingerprint', () => {
+  it('is deterministic and tells apart lengths and word orders', () => {
+    const fp = (words: number[]) => {
+      const out = new Uint32Array(2);
+      fingerprint(Int32Array.from(words), out);
+      return [out[0], out[1]];
+    };
+    expect(fp([1, 2, 3])).toEqual(fp([1, 2, 3]));
+    const distinct = [[], [0], [0, 0], [1, 2], [2, 1], [-1], [0x7fffffff]].map((w) => fp(w).join(':'));
+    expect(new Set(distinct).size).toBe(distinct.length);
+  });
+
+  it('has no 64-bit collision among 200,000 small states', () => {
+    const out = new Uint32Array(2);
+    const seen = new Set<string>();
+    for (let i = 0; i < 200_000; i++) {
+      fingerprint(Int32Array.of(i % 7, i >> 3, i & 5), out);
+      seen.add(`${out[0]}:${out[1]}`);
+    }
+    expect(seen.size).toBe(new Set(Array.from({ length: 200_000 }, (_, i) => `${i % 7},${i >> 3},${i & 5}`)).size);
+  });
+});
+
+describe('visited table + arena', () => {
+  it('agrees with a Map on random variable-length states, through many growths', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 4 }), { maxLength: 3000 }), (states) => {
+        const budget = new ByteBudget(Number.POSITIVE_INFINITY);
+        const arena = new StateArena(budget);
+        const table = new VisitedTable(budget, arena);
+        const ids = new Map<string, number>();
+        for (const [i, words] of states.entries()) {
+          const w = Int32Array.from(words);
+          const got = table.findOrAdd(w, i - 1, i % 7);
+          const known = ids.get(keyOf(w));
+          if (known === undefined) {
+            expect(got).toBe(ids.size);
+            ids.set(keyOf(w), got);
+          } else {
+            expect(got).toBe(~known);
+          }
+        }
+        expect(arena.count).toBe(ids.size);
+        for (const [key, id] of ids) expect(keyOf(arena.view(id))).toBe(key);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('does not store a new state when it may not, but still finds old ones', () => {
+    const budget = new ByteBudget(Number.POSITIVE_INFINITY);
+    const arena = new StateArena(budget);
+    const table = new VisitedTable(budget, arena);
+    expect(table.findOrAdd(Int32Array.of(1), -1, 0)).toBe(0);
+    expect(table.findOrAdd(Int32Array.of(2), -1, 0, false)).toBe(NOT_ADDED);
+    expect(table.findOrAdd(Int32Array.of(1), -1, 0, false)).toBe(~0);
+    expect(arena.count).toBe(1);
+  });
+
+  it('keeps parent links and action indices', () => {
+    const budget = new ByteBudget(Number.POSITIVE_INFINITY);
+    const arena = new StateArena(budget);
+    const table = new VisitedTable(budget, arena);
+    for (let i = 0; i < 5000; i++) table.findOrAdd(Int32Array.of(i, i * 3), i - 1, i % 65536);
+    expect(arena.parent(0)).toBe(-1);
+    expect(arena.parent(4321)).toBe(4320);
+    expect(arena.actionIndex(4321)).toBe(4321);
+    expect(budget.used).toBeGreaterThan(5000 * 8);
+  });
+});
