@@ -92,7 +92,8 @@ describe('pipeline family, C = 2', () => {
     const lowered = verifyProgram(program, { level: 'mbarrier' });
     expect(lowered.violations.map((v) => v.kind)).toEqual(['refinement']);
     expect(lowered.violations[0]!.message).toMatch(/consumer1 passes the full wait of A\[0\] \(get\) while at the aref level σ\(A\[0\]\) = ⟨⊥, 0, 1⟩ is not full/);
-    // checked on its own (no aref program to refine), the mbarrier program shows the wrong value
-    expect(verifyProgram(lowerProgram(program)).violations.map((v) => v.kind)).toContain('fifo');
+    // checked on its own (no aref program to refine), the consumer's read is unordered or wrong
+    const kinds = verifyProgram(lowerProgram(program)).violations.map((v) => v.kind);
+    expect(kinds.some((k) => k === 'race' || k === 'fifo')).toBe(true);
   });
 });
