@@ -37,6 +37,8 @@ export function evalInterval(e: Expr, env: ReadonlyMap<string, Interval>): Inter
 const bitLength = (n: number): number => (n <= 0 ? 0 : Math.floor(Math.log2(n)) + 1);
 
 function binInterval(op: BinOp, a: Interval, b: Interval): Interval {
+  // Negative shift counts are undefined in C (and fractional in applyBin): no bound.
+  if ((op === '<<' || op === '>>') && b.lo < 0) return TOP;
   if (isPoint(a) && isPoint(b)) {
     try {
       return point(applyBin(op, a.lo, b.lo));

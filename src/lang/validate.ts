@@ -3,7 +3,7 @@
 // iteration space with the concrete parameter values; spaces too large to enumerate fall back to
 // interval arithmetic, which reports only what is certainly wrong (the run-time semantics checks the rest).
 import { InputError } from '../diag.ts';
-import { evalExpr, EvalError } from '../ir/expr.ts';
+import { applyBin, applyUn, evalExpr } from '../ir/expr.ts';
 import type { Expr, Loc, Op, Param, Program, Resource, Role, Stmt } from '../ir/program.ts';
 import { resourceSize } from '../ir/program.ts';
 import { evalInterval, type Interval } from './intervals.ts';
@@ -194,14 +194,9 @@ function enumerate(role: Role, params: ReadonlyMap<string, number>, lookup: (nam
   const loopVars: string[] = [];
   let visits = 0;
   const when = (): string => (loopVars.length === 0 ? '' : ` when ${loopVars.map((v) => `${v} = ${env.get(v)}`).join(', ')}`);
-  const value = (e: Expr, at: Loc | undefined): number => {
-    try {
-      return evalExpr(e, env);
-    } catch (err) {
-      if (err instanceof EvalError) throw new InputError(`${err.message} in ${printExpr(e)}${when()}`, locOf(e) ?? at);
-      throw err;
-    }
-  };
+  const value = (e: Expr, at: Loc | undefined): number => evalChecked(e, env, (message, node) => {
+    throw new InputError(`${message}${when()}`, locOf(node) ?? locOf(e) ?? at);
+  });
   const check = (rule: ValueRule, at: Loc | undefined): void => {
     const v = value(rule.expr, at);
     const ok = v >= rule.min && v <= rule.max && (rule.multipleOf === undefined || v % rule.multipleOf === 0);
@@ -230,6 +225,29 @@ function enumerate(role: Role, params: ReadonlyMap<string, number>, lookup: (nam
     }
   };
   walk(role.body);
+}
+
+/**
+ * Evaluate like evalExpr, but stop at what C leaves undefined for 32-bit integers: division by
+ * zero, shift counts outside 0..31, and results that do not fit 32 bits.
+ */
+function evalChecked(e: Expr, env: ReadonlyMap<string, number>, fail: (message: string, node: Expr) => never): number {
+  switch (e.kind) {
+    case 'num':
+    case 'var':
+      return evalExpr(e, env);
+    case 'un':
+      return applyUn(e.op, evalChecked(e.arg, env, fail));
+    case 'bin': {
+      const a = evalChecked(e.left, env, fail);
+      const b = evalChecked(e.right, env, fail);
+      if ((e.op === '/' || e.op === '%') && b === 0) fail(`${e.op === '/' ? 'division' : 'remainder'} by zero in ${printExpr(e)}`, e.right);
+      if ((e.op === '<<' || e.op === '>>') && (b < 0 || b > 31)) fail(`shift count must be in 0..31, but ${printExpr(e.right)} is ${b}`, e.right);
+      const r = applyBin(e.op, a, b);
+      if (!isSafeInt(r)) fail(`${printExpr(e)} is ${r}, which does not fit a 32-bit integer`, e);
+      return r;
+    }
+  }
 }
 
 /** Report only values that are outside the allowed range at every point, at an op that certainly runs. */
