@@ -1,0 +1,272 @@
+// The gemm family: C = A·Bᵀ, A M×K and B N×K row-major bf16/f16, fp32 accumulation, C M×N in the
+// input type (docs/emit.md "gemm"). One CTA per BM×BN output tile (grouped raster over a 1-D
+// grid); the Program's K loop runs over k-tiles of BK. A slot holds one stage: the A tile
+// (BM rows × 128 bytes) then the B tile (BN rows × 128 bytes), both 128-byte swizzled by TMA.
+// Each consumer warpgroup accumulates the k-tiles it consumes into its own BM×BN registers; with
+// several consumers the partial sums meet in shared memory after the loop (split-K inside the
+// CTA, which is what "consumers take turns" means for one output tile).
+import { InputError } from '../../diag.ts';
+import type { Loc, Op, Program } from '../../ir/program.ts';
+import type { PtxBuilder } from './builder.ts';
+import type { Scope } from './expr.ts';
+import type { Family, FamilyArg } from './family.ts';
+import { gemmStageBytes, gemmTileOf, tileText, type EmitOptions } from './options.ts';
+import type { KernelPlan } from './plan.ts';
+import type { RoleCtx } from './role.ts';
+import { barrierAddress, constantOperand, needWarpgroup, slotAddress } from './sync.ts';
+
+const ARGS: readonly FamilyArg[] = [
+  { name: 'arg_tmap_a', kind: 'tensormap', what: 'A: MxK, 2-D tiled tensor map, box BKxBM, 128B swizzle' },
+  { name: 'arg_tmap_b', kind: 'tensormap', what: 'B: NxK, 2-D tiled tensor map, box BKxBN, 128B swizzle' },
+  { name: 'arg_c', kind: 'ptr', what: 'C: MxN row-major output' },
+  { name: 'arg_m', kind: 'u32', what: 'M (multiple of BM)' },
+  { name: 'arg_n', kind: 'u32', what: 'N (multiple of BN)' },
+];
+
+/** Shared-memory matrix descriptor bits for a K-major tile with 128-byte swizzle: LBO 16 B (unused), SBO 1024 B, swizzle mode 1. */
+const DESC_SW128 = '0x4000004000010000';
+export const SETMAXNREG = { producer: 40, consumer: 232 } as const;
+
+export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOptions): Family {
+  const dtype = options.dtype ?? 'bf16';
+  if (dtype === 'f32') throw new InputError('the gemm kernel takes bf16 or f16 inputs (fp32 accumulation); --dtype f32 is not supported');
+  const tile = gemmTileOf(options);
+  const stage = gemmStageBytes(tile, dtype);
+  const aBytes = tile.bm * tile.bk * 2;
+  const groupM = options.groupM ?? 8;
+  if (!Number.isSafeInteger(groupM) || groupM < 1) throw new InputError(`gemm raster group must be a positive integer, got ${groupM}`);
+  for (const c of plan.consumers) {
+    if (c.role.warps !== 4) throw new InputError(`gemm kernel: consumer role ${c.role.name} must have 4 warps (a warpgroup issues wgmma), it has ${c.role.warps}`, c.role.loc);
+  }
+  for (const buf of plan.buffers) {
+    if (buf.bytes !== stage) {
+      throw new InputError(
+        `gemm tile ${tileText(tile)} needs slots of ${stage} bytes (A ${tile.bm}×${tile.bk} + B ${tile.bn}×${tile.bk} ${dtype}); buffer ${buf.name} has ${buf.bytes}: pass a matching --tile or bytes`,
+      );
+    }
+  }
+  const nConsumers = plan.consumers.length;
+  const mBlocks = tile.bm / 64;
+  const perBlock = tile.bn / 2;
+  const frags = mBlocks * perBlock;
+  const groups = frags / 4;
+  if (groups % nConsumers !== 0) {
+    throw new InputError(`gemm tile ${tileText(tile)}: ${groups} accumulator quads per thread do not split evenly over ${nConsumers} consumer roles`);
+  }
+  const ownGroups = groups / nConsumers;
+  // Named barrier the consumers meet at to add their partial sums: the first id after the roles' own (1 + role index).
+  const reduceBar = 2 + Math.max(plan.producer.index, ...plan.consumers.map((c) => c.index));
+  const reduceBytes = (nConsumers - 1) * frags * 128 * 4;
+  const mma = `wgmma.mma_async.sync.aligned.m64n${tile.bn}k16.f32.${dtype}.${dtype}`;
+
+  let m0 = '';
+  let n0 = '';
+  let tmapA = '';
+  let tmapB = '';
+  let cBase = '';
+  let nArg = '';
+  let always = '';
+  const acc = new Map<number, string[]>();
+
+  const consumerIndex = (r: RoleCtx): number => plan.consumers.findIndex((c) => c.index === r.placed.index);
+
+  /** R slot for quad g (owned by `owner`) written by consumer `writer`. */
+  const reduceSlot = (owner: number, writer: number, g: number): number =>
+    (owner * (nConsumers - 1) + (writer < owner ? writer : writer - 1)) * ownGroups + (g - owner * ownGroups);
+
+  return {
+    kernel: 'gemm',
+    args: ARGS,
+    extraSmem: reduceBytes,
+    ...(nConsumers > 1 ? { setmaxnreg: SETMAXNREG } : {}),
+    prologue(b: PtxBuilder): void {
+      b.comment(`gemm tile ${tileText(tile)}: grouped raster (${groupM} M-tiles per group) over a 1-D grid`);
+      const mArg = b.reg('r');
+      nArg = b.reg('r');
+      b.ins(`ld.param.u32 ${mArg}, [arg_m]`);
+      b.ins(`ld.param.u32 ${nArg}, [arg_n]`);
+      const pid = b.reg('r');
+      const tilesM = b.reg('r');
+      const tilesN = b.reg('r');
+      const inGroup = b.reg('r');
+      const group = b.reg('r');
+      const firstM = b.reg('r');
+      const size = b.reg('r');
+      const rest = b.reg('r');
+      const pm = b.reg('r');
+      const pn = b.reg('r');
+      b.ins(`mov.u32 ${pid}, %ctaid.x`);
+      b.ins(`div.u32 ${tilesM}, ${mArg}, ${tile.bm}`);
+      b.ins(`div.u32 ${tilesN}, ${nArg}, ${tile.bn}`);
+      b.ins(`mul.lo.u32 ${inGroup}, ${tilesN}, ${groupM}`);
+      b.ins(`div.u32 ${group}, ${pid}, ${inGroup}`);
+      b.ins(`mul.lo.u32 ${firstM}, ${group}, ${groupM}`);
+      b.ins(`sub.u32 ${size}, ${tilesM}, ${firstM}`);
+      b.ins(`min.u32 ${size}, ${size}, ${groupM}`);
+      b.ins(`rem.u32 ${rest}, ${pid}, ${inGroup}`);
+      b.ins(`rem.u32 ${pm}, ${rest}, ${size}`);
+      b.ins(`add.u32 ${pm}, ${pm}, ${firstM}`);
+      b.ins(`div.u32 ${pn}, ${rest}, ${size}`);
+      m0 = b.reg('r');
+      n0 = b.reg('r');
+      b.ins(`mul.lo.u32 ${m0}, ${pm}, ${tile.bm}`);
+      b.ins(`mul.lo.u32 ${n0}, ${pn}, ${tile.bn}`);
+      tmapA = b.reg('rd');
+      tmapB = b.reg('rd');
+      b.ins(`mov.b64 ${tmapA}, arg_tmap_a`);
+      b.ins(`cvta.param.u64 ${tmapA}, ${tmapA}`);
+      b.ins(`mov.b64 ${tmapB}, arg_tmap_b`);
+      b.ins(`cvta.param.u64 ${tmapB}, ${tmapB}`);
+      cBase = b.reg('rd');
+      b.ins(`ld.param.u64 ${cBase}, [arg_c]`);
+      b.ins(`cvta.to.global.u64 ${cBase}, ${cBase}`);
+      always = b.reg('p');
+      b.ins(`mov.pred ${always}, -1`);
+    },
+    roleStart(r: RoleCtx): void {
+      if (r.placed.wg === 0) return;
+      const regs = r.b.regs('acc', frags);
+      acc.set(r.placed.index, regs);
+      r.b.comment(`${frags} fp32 accumulators per thread (${mBlocks} x m64n${tile.bn})`);
+      for (const a of regs) r.b.ins(`mov.f32 ${a}, 0f00000000`);
+    },
+    emitDataOp(r: RoleCtx, op: Op, scope: Scope, loc: Loc | undefined): void {
+      const { b } = r;
+      switch (op.kind) {
+        case 'tma.load': {
+          if (op.value === undefined) throw new InputError(`role ${r.placed.role.name}: the gemm kernel needs the k-tile of each tma.load (\`value k\`)`, loc);
+          const bytes = constantOperand(program, op.bytes, 'gemm tma.load bytes', loc);
+          if (bytes !== stage) {
+            throw new InputError(`gemm tile ${tileText(tile)}: a stage delivers ${stage} bytes (A and B tiles), the tma.load says ${bytes}`, loc);
+          }
+          const dst = slotAddress(r, op.target, scope, loc);
+          const dstB = b.reg('r');
+          b.ins(`add.s32 ${dstB}, ${dst}, ${aBytes}`);
+          const bar = barrierAddress(r, op.barrier, scope, loc);
+          const k = b.reg('r');
+          b.ins(`mul.lo.s32 ${k}, ${r.ex.register(op.value, scope, loc)}, ${tile.bk}`);
+          const copy = 'cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes';
+          b.ins(`@${r.elect} ${copy} [${dst}], [${tmapA}, {${k}, ${m0}}], ${bar}`);
+          b.ins(`@${r.elect} ${copy} [${dstB}], [${tmapB}, {${k}, ${n0}}], ${bar}`);
+          return;
+        }
+        case 'wgmma.issue': {
+          needWarpgroup(r, op, loc);
+          const regs = acc.get(r.placed.index);
+          if (!regs) throw new Error('accumulators not allocated');
+          const slot = slotAddress(r, op.target, scope, loc);
+          const descA = b.reg('rd');
+          const descB = b.reg('rd');
+          b.ins(`cvt.u64.u32 ${descA}, ${slot}`);
+          b.ins(`shr.u64 ${descA}, ${descA}, 4`);
+          b.ins(`or.b64 ${descA}, ${descA}, ${DESC_SW128}`);
+          b.ins(`add.s64 ${descB}, ${descA}, ${aBytes >> 4}`);
+          b.ins('wgmma.fence.sync.aligned');
+          for (let kk = 0; kk < tile.bk / 16; kk++) {
+            const bk = b.reg('rd');
+            b.ins(`add.s64 ${bk}, ${descB}, ${kk * 2}`);
+            for (let mi = 0; mi < mBlocks; mi++) {
+              const ak = b.reg('rd');
+              b.ins(`add.s64 ${ak}, ${descA}, ${mi * 512 + kk * 2}`);
+              const d = regs.slice(mi * perBlock, (mi + 1) * perBlock);
+              b.ins(`${mma} {${d.join(', ')}}, ${ak}, ${bk}, ${always}, 1, 1, 0, 0`);
+            }
+          }
+          if (op.commit) b.ins('wgmma.commit_group.sync.aligned');
+          return;
+        }
+        case 'read': {
+          const slot = slotAddress(r, op.target, scope, loc);
+          const at = b.reg('r');
+          const sink = b.reg('r');
+          b.ins(`mad.lo.s32 ${at}, ${r.tidInRole}, 4, ${slot}`);
+          b.ins(`ld.volatile.shared.u32 ${sink}, [${at}]`);
+          return;
+        }
+        case 'write': {
+          const slot = slotAddress(r, op.target, scope, loc);
+          const at = b.reg('r');
+          b.ins(`mad.lo.s32 ${at}, ${r.tidInRole}, 4, ${slot}`);
+          b.ins(`st.volatile.shared.u32 [${at}], 0`);
+          return;
+        }
+        default:
+          throw new InputError(`gemm kernel: no realization for ${op.kind}`, loc);
+      }
+    },
+    roleEnd(r: RoleCtx): void {
+      const regs = acc.get(r.placed.index);
+      if (!regs) return;
+      const { b } = r;
+      const me = consumerIndex(r);
+      b.comment(`arefcheck epilogue ${r.placed.role.name}: retire every wgmma group, ${nConsumers > 1 ? 'add the partial sums, ' : ''}store the owned part of C`);
+      b.ins('wgmma.wait_group.sync.aligned 0');
+      const quad = (g: number): string[] => regs.slice(4 * g, 4 * g + 4);
+      if (nConsumers > 1) {
+        const mine = b.reg('r');
+        b.ins(`mad.lo.s32 ${mine}, ${r.tidInRole}, 16, ${r.regs.smem}`);
+        b.ins(`add.s32 ${mine}, ${mine}, ${plan.bufferBytes}`);
+        for (let g = 0; g < groups; g++) {
+          const owner = Math.floor(g / ownGroups);
+          if (owner === me) continue;
+          b.ins(`st.shared.v4.f32 [${mine}+${reduceSlot(owner, me, g) * 2048}], {${quad(g).join(', ')}}`);
+        }
+        b.ins(`bar.sync ${reduceBar}, ${128 * nConsumers}`);
+        for (let g = me * ownGroups; g < (me + 1) * ownGroups; g++) {
+          for (let w = 0; w < nConsumers; w++) {
+            if (w === me) continue;
+            const t = b.regs('f', 4);
+            b.ins(`ld.shared.v4.f32 {${t.join(', ')}}, [${mine}+${reduceSlot(me, w, g) * 2048}]`);
+            quad(g).forEach((a, i) => b.ins(`add.f32 ${a}, ${a}, ${t[i]}`));
+          }
+        }
+      }
+      // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8i + 2(l%4) (+1) of each m64 block.
+      const warp = b.reg('r');
+      const lane = b.reg('r');
+      const row = b.reg('r');
+      const col = b.reg('r');
+      b.ins(`shr.u32 ${warp}, ${r.tidInRole}, 5`);
+      b.ins(`and.b32 ${lane}, ${r.tidInRole}, 31`);
+      b.ins(`shr.u32 ${row}, ${lane}, 2`);
+      b.ins(`mad.lo.u32 ${row}, ${warp}, 16, ${row}`);
+      b.ins(`add.u32 ${row}, ${row}, ${m0}`);
+      b.ins(`and.b32 ${col}, ${lane}, 3`);
+      b.ins(`shl.b32 ${col}, ${col}, 1`);
+      b.ins(`add.u32 ${col}, ${col}, ${n0}`);
+      const at = b.reg('rd');
+      const colWide = b.reg('rd');
+      b.ins(`mul.wide.u32 ${at}, ${row}, ${nArg}`);
+      b.ins(`cvt.u64.u32 ${colWide}, ${col}`);
+      b.ins(`add.s64 ${at}, ${at}, ${colWide}`);
+      b.ins(`shl.b64 ${at}, ${at}, 1`);
+      b.ins(`add.s64 ${at}, ${at}, ${cBase}`);
+      const rowBytes = b.reg('rd');
+      b.ins(`mul.wide.u32 ${rowBytes}, ${nArg}, 2`);
+      const down8 = b.reg('rd');
+      b.ins(`shl.b64 ${down8}, ${rowBytes}, 3`);
+      const cvt = `cvt.rn.${dtype}x2.f32`;
+      for (let mi = 0; mi < mBlocks; mi++) {
+        const first = mi * perBlock / 4;
+        const owned = Array.from({ length: perBlock / 4 }, (_, i) => first + i).filter((g) => Math.floor(g / ownGroups) === me);
+        if (owned.length === 0) continue;
+        const top = b.reg('rd');
+        const bottom = b.reg('rd');
+        if (mi === 0) b.ins(`mov.b64 ${top}, ${at}`);
+        else b.ins(`mad.lo.s64 ${top}, ${rowBytes}, ${mi * 64}, ${at}`);
+        b.ins(`add.s64 ${bottom}, ${top}, ${down8}`);
+        for (const g of owned) {
+          const [a0, a1, a2, a3] = quad(g);
+          const i = g - first;
+          const lo = b.reg('r');
+          const hi = b.reg('r');
+          b.ins(`${cvt} ${lo}, ${a1}, ${a0}`);
+          b.ins(`${cvt} ${hi}, ${a3}, ${a2}`);
+          b.ins(`st.global.b32 [${top}+${i * 16}], ${lo}`);
+          b.ins(`st.global.b32 [${bottom}+${i * 16}], ${hi}`);
+        }
+      }
+    },
+    meta: () => ({ tile, dtype, stageBytes: stage, groupM, reduceBytes, ...(nConsumers > 1 ? { reduceBarrier: reduceBar } : {}) }),
+  };
+}
