@@ -20,9 +20,10 @@ export interface JsonEntry {
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 export function readJson(text: string, file: string): JsonNode {
-  let pos = 0;
+  const bom = text.startsWith('\uFEFF') ? 1 : 0; // a byte-order mark is not a column
+  let pos = bom;
   let line = 1;
-  let lineStart = 0;
+  let lineStart = bom;
   const here = (): Loc => ({ file, line, col: pos - lineStart + 1 });
   const fail = (message: string, loc: Loc = here()): never => {
     throw new InputError(message, loc);

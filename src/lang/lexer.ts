@@ -35,7 +35,7 @@ export function describeToken(t: Token): string {
 
 export function lex(text: string, file: string): Token[] {
   const tokens: Token[] = [];
-  const lines = text.split(/\r?\n/);
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/); // a byte-order mark is not a column
   const indents = [0];
   const at = (line: number, col: number): Loc => ({ file, line, col });
   const make = (kind: TokenKind, txt: string, loc: Loc, value = 0): Token => ({ kind, text: txt, value, loc });

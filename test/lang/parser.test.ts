@@ -129,6 +129,11 @@ describe('layout', () => {
     }]);
   });
 
+  it('skips a byte-order mark without shifting columns', () => {
+    const p = parseAref('\uFEFFrole r warps 1:\n  pass\n', 'bom.aref');
+    expect(p.roles[0]?.loc).toEqual({ file: 'bom.aref', line: 1, col: 1 });
+  });
+
   it('records file:line:col on roles, statements, params, resources and names', () => {
     const p = parseAref('param K = 1\n\naref A[2]\nrole r warps 1:\n  for k in 0..K:\n      put A[k], K\n', 'pos.aref');
     expect(p.params[0]?.loc).toEqual({ file: 'pos.aref', line: 1, col: 1 });

@@ -9,7 +9,10 @@ import { parseAref, printProgram, programFromJson, programToJson, stripLocs, val
 import { loadProgramFile } from '../../src/lang/load.ts';
 
 const examplesDir = join(import.meta.dirname, '../../examples');
-const exampleFiles = readdirSync(examplesDir).filter((f) => f.endsWith('.aref') || f.endsWith('.json')).sort();
+// every program below examples/, subfolders included, so later examples are covered too
+const exampleFiles = readdirSync(examplesDir, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.aref') || f.endsWith('.json'))
+  .sort();
 
 describe('examples/', () => {
   it('holds the bundled examples', () => {
