@@ -40,11 +40,11 @@ export function applyBin(op: BinOp, a: number, b: number): number {
     case '%':
       if (b === 0) throw new EvalError('remainder by zero');
       return a % b;
-    case '&': return Number(BigInt(a) & BigInt(b));
-    case '|': return Number(BigInt(a) | BigInt(b));
-    case '^': return Number(BigInt(a) ^ BigInt(b));
-    case '<<': return a * 2 ** b;
-    case '>>': return Math.floor(a / 2 ** b);
+    case '&': return Number(BigInt(integer(a)) & BigInt(integer(b)));
+    case '|': return Number(BigInt(integer(a)) | BigInt(integer(b)));
+    case '^': return Number(BigInt(integer(a)) ^ BigInt(integer(b)));
+    case '<<': return a * 2 ** shiftCount(b);
+    case '>>': return Math.floor(a / 2 ** shiftCount(b));
     case '==': return a === b ? 1 : 0;
     case '!=': return a !== b ? 1 : 0;
     case '<': return a < b ? 1 : 0;
@@ -54,6 +54,16 @@ export function applyBin(op: BinOp, a: number, b: number): number {
     case '&&': return a !== 0 && b !== 0 ? 1 : 0;
     case '||': return a !== 0 || b !== 0 ? 1 : 0;
   }
+}
+
+function integer(a: number): number {
+  if (!Number.isSafeInteger(a)) throw new EvalError(`${a} is not an integer`);
+  return a;
+}
+
+function shiftCount(b: number): number {
+  if (!Number.isInteger(b) || b < 0 || b > 31) throw new EvalError(`shift count ${b} outside 0..31`);
+  return b;
 }
 
 /** Binding strength, loosest first; used by the printer to add only the parentheses needed. */

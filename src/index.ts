@@ -1,0 +1,26 @@
+// arefcheck as a library: the Program IR, the .aref language, the semantics, the checker.
+// Property-based testing helpers (fast-check arbitraries) live in `arefcheck/arbitraries`.
+export * from './ir/program.ts';
+export { evalExpr, EvalError, num, v, bin } from './ir/expr.ts';
+export { InputError, isInputError } from './diag.ts';
+export {
+  parseAref,
+  parseArefFile,
+  parseProgramText,
+  loadProgramFile,
+  printProgram,
+  printExpr,
+  printOp,
+  programToJson,
+  programFromJson,
+  validateProgram,
+  stripLocs,
+} from './lang/index.ts';
+export { lowerProgram, loweredNames, DEFAULT_SLOT_BYTES, type LowerOptions } from './lower.ts';
+export { pipelineProgram, type PipelineOptions } from './pipeline.ts';
+export { randomRun, formatRunText, type RunReport, type RunOptions, type RunOutcome } from './interp/run.ts';
+export { verifyProgram, DEFAULT_LIMITS, type VerifyOptions, type Report, type ViolationReport, type TraceEntry } from './verify.ts';
+export { programModel, type ProgramModel } from './verify/model.ts';
+export { EXIT, type ExitCode } from './cli/exit-codes.ts';
+export * as semantics from '../semantics/index.ts';
+export * as checker from '../checker/index.ts';
