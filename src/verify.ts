@@ -57,21 +57,30 @@ function verifyAt(program: Program, level: Level, options: VerifyOptions): Repor
       const model = programModel(program, machineOptions);
       return buildReport(model.machine, level, check(model, checkOptions(options)));
     }
-    const lowered = lowerProgram(program);
-    const machine = compileMachine(lowered, machineOptions);
-    // the aref program's params may be overridden too: the monitor only needs its arefs
-    const model = refinementModel(program, machine);
-    const result = check(model, checkOptions(options));
-    const innerResult = {
-      ...result,
-      violations: result.violations.map((v) => ({ ...v, trace: v.trace.map((t) => ({ ...t, state: t.state.inner })) })),
-    };
-    return buildReport(machine, level, innerResult);
+    return refinementReport(program, lowerProgram(program), options);
   } catch (err) {
     if (err instanceof SettleLimitError)
       return { verdict: 'inconclusive', level, violations: [], stats: { states: 0, transitions: 0, ms: 0, statesPerSecond: 0, bytesPerState: 0, maxDepth: 0 }, limit: { reason: 'states', message: err.message } };
     throw err;
   }
+}
+
+/**
+ * Check an mbarrier-level program against the aref-level program it implements (by the
+ * standard lowering's names A_buf, A_full, A_empty): the usual properties plus `refinement`.
+ */
+export function verifyRefinement(arefProgram: Program, mbarrierProgram: Program, options: VerifyOptions = {}): Report {
+  return refinementReport(arefProgram, mbarrierProgram, options);
+}
+
+function refinementReport(arefProgram: Program, mbarrierProgram: Program, options: VerifyOptions): Report {
+  const machine = compileMachine(mbarrierProgram, { literal: options.literal ?? false, params: options.params ?? new Map<string, number>() });
+  const result = check(refinementModel(arefProgram, machine), checkOptions(options));
+  const innerResult = {
+    ...result,
+    violations: result.violations.map((v) => ({ ...v, trace: v.trace.map((t) => ({ ...t, state: t.state.inner })) })),
+  };
+  return buildReport(machine, 'mbarrier', innerResult);
 }
 
 function combine(reports: readonly Report[]): Report {
