@@ -1,0 +1,231 @@
+// `arefcheck verify`: explore every interleaving of a program and print the verdict, the figures
+// and the shortest counterexamples (text or one JSON object); optionally write each
+// counterexample as a replayable ITF-shaped JSON file.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import chalk from 'chalk';
+import { createProgressReporter } from '../../checker/index.ts';
+import { InputError } from '../diag.ts';
+import type { Level, Program } from '../ir/program.ts';
+import { loadProgramFile } from '../lang/load.ts';
+import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
+import { formatReportText } from '../verify/format-text.ts';
+import { violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
+import { flagBoolean, flagChoice, flagInt, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
+import { EXIT } from './exit-codes.ts';
+
+export const VERIFY_HELP = `Usage: arefcheck verify FILE [options]
+
+Explores every interleaving of the roles and of the asynchronous units (TMA landings, wgmma
+retirements) of FILE (.aref, .json, or .ptx) and decides deadlock, race, fifo, protocol,
+termination (under weak fairness) and, for an aref program checked at the mbarrier level,
+refinement. Prints the verdict, the figures, and for each violation the shortest trace.
+
+Options:
+  --level aref|mbarrier|both  the level to check (default: the program's own); an aref program
+                         is lowered for mbarrier; both checks it at each level
+  --param NAME=V         override a param of FILE (repeatable)
+  --literal              follow the paper's consumed rule as written (no protocol error on a
+                         slot that is not borrowed)
+  --max-states N         stop (inconclusive) after storing N states (default 20,000,000)
+  --timeout S            stop (inconclusive) after S seconds (default 600)
+  --json                 print one JSON object: verdict, level, violations (kind, message,
+                         trace, actionIndices), stats
+  --trace-out DIR        write each counterexample to DIR as JSON, for 'arefcheck replay'
+  --kernel NAME          .ptx only: the kernel entry to lift (default: the only one)
+  --block N              .ptx only: threads per block
+  -h, --help             show this help
+
+Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive (a limit was reached).
+A progress line goes to stderr for runs over a second.
+`;
+
+export const VERIFY_LEVELS = ['aref', 'mbarrier', 'both'] as const;
+
+const SPEC: CommandSpec = {
+  name: 'verify',
+  help: VERIFY_HELP,
+  options: {
+    level: { type: 'string' },
+    param: { type: 'string', multiple: true },
+    literal: { type: 'boolean' },
+    'max-states': { type: 'string' },
+    timeout: { type: 'string' },
+    json: { type: 'boolean' },
+    'trace-out': { type: 'string' },
+    kernel: { type: 'string' },
+    block: { type: 'string' },
+  },
+  positionals: { min: 1, max: 1, what: 'FILE' },
+};
+
+/** How `verify` (and `pipeline` without --print) runs and prints a check. */
+export interface VerificationRun {
+  /** What was checked, for messages and trace files: a file name or a description. */
+  readonly name: string;
+  readonly level?: Level | 'both';
+  readonly literal: boolean;
+  readonly maxStates?: number;
+  readonly maxMs?: number;
+  readonly json: boolean;
+  readonly traceOut?: string;
+}
+
+/** The limits and options common to `verify` and `pipeline`. */
+export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'> {
+  const level = flagChoice(cl, 'level', VERIFY_LEVELS);
+  const maxStates = flagInt(cl, 'max-states', 1);
+  const timeout = flagInt(cl, 'timeout', 1, 24 * 3600);
+  const traceOut = flagString(cl, 'trace-out');
+  return {
+    literal: flagBoolean(cl, 'literal'),
+    json: flagBoolean(cl, 'json'),
+    ...(level === undefined ? {} : { level }),
+    ...(maxStates === undefined ? {} : { maxStates }),
+    ...(timeout === undefined ? {} : { maxMs: timeout * 1000 }),
+    ...(traceOut === undefined ? {} : { traceOut }),
+  };
+}
+
+/** Verify `program`, print the report, write trace files; returns the exit code of the verdict. */
+export function runVerification(program: Program, run: VerificationRun): number {
+  const progress = createProgressReporter(process.stderr);
+  const options: VerifyOptions = {
+    literal: run.literal,
+    onProgress: progress.onProgress,
+    ...(run.level === undefined ? {} : { level: run.level }),
+    ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),
+    ...(run.maxMs === undefined ? {} : { maxMs: run.maxMs }),
+  };
+  const report = verifyProgram(program, options);
+  const { stats } = report;
+  progress.finish({ states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond });
+
+  const traceFiles = run.traceOut === undefined ? [] : writeTraceFiles(report, program, run);
+  if (run.json) {
+    process.stdout.write(`${JSON.stringify(reportJson(report, run.name, traceFiles))}\n`);
+  } else {
+    process.stdout.write(formatReportText(report, { color: chalk.level > 0, program: run.name }));
+    if (traceFiles.length > 0) process.stdout.write(`\n${traceFiles.map((f) => `counterexample written to ${f}`).join('\n')}\n`);
+  }
+  return exitCodeOf(report.verdict);
+}
+
+export function exitCodeOf(verdict: Report['verdict']): number {
+  return verdict === 'verified' ? EXIT.verified : verdict === 'violation' ? EXIT.violation : EXIT.inconclusive;
+}
+
+/** The stable JSON of issue 3, with the program's name and each violation's level. */
+export function reportJson(report: Report, program: string, traceFiles: readonly string[] = []): object {
+  const levels = violationLevels(report);
+  return {
+    program,
+    verdict: report.verdict,
+    level: report.level,
+    violations: report.violations.map((v, i) => ({
+      kind: v.kind,
+      message: v.message,
+      level: levels[i],
+      ...(v.loc ? { loc: v.loc } : {}),
+      trace: v.trace,
+      actionIndices: v.actionIndices,
+      ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}),
+      ...(traceFiles[i] !== undefined ? { traceFile: traceFiles[i] } : {}),
+    })),
+    stats: report.stats,
+    ...(report.limit ? { limit: report.limit } : {}),
+    ...(report.notes ? { notes: report.notes } : {}),
+  };
+}
+
+/** One file per violation: DIR/<program>.<level>.<kind>.json (numbered if a name repeats). */
+function writeTraceFiles(report: Report, program: Program, run: VerificationRun): string[] {
+  const dir = run.traceOut ?? '.';
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new InputError(`--trace-out: cannot create '${dir}'${errCode(err)}`);
+  }
+  const params = Object.fromEntries(program.params.map((p) => [p.name, p.value]));
+  const levels = violationLevels(report);
+  const stem = basename(run.name, extname(run.name)).replace(/[^A-Za-z0-9_.=-]+/g, '-');
+  const used = new Set<string>();
+  return report.violations.map((v, i) => {
+    let name = `${stem}.${levels[i]}.${v.kind}`;
+    for (let k = 2; used.has(name); k++) name = `${stem}.${levels[i]}.${v.kind}.${k}`;
+    used.add(name);
+    const path = join(dir, `${name}.json`);
+    const json = violationToTraceJson(report, i, run.name, { params, literal: run.literal });
+    try {
+      writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+    } catch (err) {
+      throw new InputError(`--trace-out: cannot write '${path}'${errCode(err)}`);
+    }
+    return path;
+  });
+}
+
+function errCode(err: unknown): string {
+  return err instanceof Error && 'code' in err ? ` (${String(err.code)})` : '';
+}
+
+export interface LoadOptions {
+  readonly params: ReadonlyMap<string, number>;
+  readonly kernel?: string;
+  readonly block?: number;
+}
+
+/** A program file as the CLI takes it: .aref or .json, or .ptx through the lifter when this build has one. */
+export async function loadProgramForCli(file: string, options: LoadOptions): Promise<Program> {
+  if (extname(file).toLowerCase() === '.ptx') return loadPtx(file, options);
+  if (options.kernel !== undefined) throw new InputError('--kernel applies to .ptx files only');
+  if (options.block !== undefined) throw new InputError('--block applies to .ptx files only');
+  return loadProgramFile(file, options.params);
+}
+
+type LiftPtxFile = (text: string, file: string, options: { kernel?: string; params?: ReadonlyMap<string, number>; block?: number }) => unknown;
+
+function hasLift(m: unknown): m is { liftPtxFile: LiftPtxFile } {
+  return typeof m === 'object' && m !== null && 'liftPtxFile' in m && typeof m.liftPtxFile === 'function';
+}
+
+function isProgram(p: unknown): p is Program {
+  return typeof p === 'object' && p !== null && 'roles' in p && Array.isArray(p.roles) && 'resources' in p && Array.isArray(p.resources) && 'params' in p && Array.isArray(p.params);
+}
+
+/** The PTX lifter is loaded only when it is part of this build (src/ptx/lift/index). */
+async function loadPtx(file: string, options: LoadOptions): Promise<Program> {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const url = new URL(`../ptx/lift/index${ext}`, import.meta.url);
+  const m: unknown = existsSync(fileURLToPath(url)) ? await import(url.href) : undefined;
+  if (!hasLift(m)) throw new InputError(`cannot load '${file}': PTX support is not available in this build`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError(`cannot read '${file}'${errCode(err)}`);
+  }
+  const program = m.liftPtxFile(text, file, {
+    ...(options.kernel === undefined ? {} : { kernel: options.kernel }),
+    ...(options.params.size === 0 ? {} : { params: options.params }),
+    ...(options.block === undefined ? {} : { block: options.block }),
+  });
+  if (!isProgram(program)) throw new Error('the PTX lifter returned something that is not a Program');
+  return program;
+}
+
+export function loadFlags(cl: CommandLine): LoadOptions {
+  const kernel = flagString(cl, 'kernel');
+  const block = flagInt(cl, 'block', 1, 1024);
+  return { params: paramOverrides(cl), ...(kernel === undefined ? {} : { kernel }), ...(block === undefined ? {} : { block }) };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const cl = parseCommandLine(SPEC, argv);
+  if (!cl) return EXIT.verified;
+  const file = cl.positionals[0] ?? '';
+  const run = verificationFlags(cl);
+  const program = await loadProgramForCli(file, loadFlags(cl));
+  return runVerification(program, { ...run, name: file });
+}

@@ -1,0 +1,237 @@
+// Counterexample files: one violation of a report as ITF-shaped JSON (Apalache ADR-015, the
+// trace format Quint writes), carrying what `arefcheck replay` needs to re-run it exactly: the
+// level, the params and the consumed rule it was checked with, and for each step the position of
+// its action among the actions enabled before it.
+import { InputError } from '../diag.ts';
+import type { Level, Loc } from '../ir/program.ts';
+import { readJson, type JsonEntry, type JsonNode } from '../lang/json-reader.ts';
+import type { Report } from './report.ts';
+
+export const ITF_FORMAT_DESCRIPTION = 'https://apalache-mc.org/docs/adr/015adr-trace.html';
+
+/** How the report was obtained, beyond the program file: needed to replay it. */
+export interface TraceContext {
+  /** Every param of the program checked, with overrides applied. */
+  readonly params: Readonly<Record<string, number>>;
+  readonly literal: boolean;
+}
+
+export interface TraceJsonMeta {
+  readonly tool: 'arefcheck';
+  readonly format: 'ITF';
+  readonly 'format-description': string;
+  readonly kind: string;
+  readonly message: string;
+  readonly program: string;
+  readonly level: Level;
+  readonly params: Readonly<Record<string, number>>;
+  readonly literal: boolean;
+  readonly actionIndices: readonly number[];
+  readonly loopStart?: number;
+  readonly loc?: Loc;
+}
+
+export interface TraceJsonState {
+  readonly '#meta':
+    | { readonly index: 0; readonly initialIndex: 0 }
+    | { readonly index: number; readonly actionIndex: number; readonly actor: string; readonly action: string; readonly loc?: Loc };
+  readonly changes: readonly string[];
+}
+
+export interface TraceJson {
+  readonly '#meta': TraceJsonMeta;
+  readonly vars: readonly ['changes'];
+  /** states[0] is the initial state; states[i] the state after step i. */
+  readonly states: readonly TraceJsonState[];
+  /** ITF's lasso mark: the last state equals states[loop]. */
+  readonly loop?: number;
+}
+
+/** What replay needs from a counterexample file. */
+export interface TraceFile {
+  readonly kind: string;
+  readonly level: Level;
+  readonly params: Readonly<Record<string, number>>;
+  readonly literal: boolean;
+  readonly actionIndices: readonly number[];
+  readonly loopStart?: number;
+  readonly message?: string;
+  /** The program file the trace was recorded on (for messages only). */
+  readonly program?: string;
+}
+
+const isLevel = (x: string): x is Level => x === 'aref' || x === 'mbarrier';
+
+/**
+ * The level each violation of `report` was found at. For `--level both` the combined report keeps
+ * its per-level reports in `levels` (violations in the same order); a prefix `[level]` is the fallback.
+ */
+export function violationLevels(report: Report): Level[] {
+  const own = report.level;
+  if (isLevel(own)) return report.violations.map(() => own);
+  const sub: unknown = (report as { readonly levels?: unknown }).levels;
+  const out: Level[] = [];
+  if (Array.isArray(sub)) {
+    for (const r of sub as readonly Report[]) {
+      const level = r.level;
+      if (isLevel(level)) out.push(...r.violations.map(() => level));
+    }
+  }
+  if (out.length === report.violations.length) return out;
+  return report.violations.map((v) => {
+    const m = /^\[(aref|mbarrier)\] /.exec(v.message);
+    if (!m?.[1] || !isLevel(m[1])) throw new Error(`report at level '${own}': cannot tell the level of violation '${v.kind}'`);
+    return m[1];
+  });
+}
+
+export function violationToTraceJson(report: Report, violationIndex: number, programFile: string, context: TraceContext): TraceJson {
+  const v = report.violations[violationIndex];
+  if (!v) throw new Error(`the report has no violation #${violationIndex}`);
+  const level = violationLevels(report)[violationIndex];
+  if (!level) throw new Error(`no level for violation #${violationIndex}`);
+  if (v.trace.length !== v.actionIndices.length) throw new Error('a trace entry without an action index');
+  const states: TraceJsonState[] = [{ '#meta': { index: 0, initialIndex: 0 }, changes: [] }];
+  v.trace.forEach((t, i) => {
+    const meta = { index: i + 1, actionIndex: v.actionIndices[i] ?? 0, actor: t.actor, action: t.action };
+    states.push({ '#meta': t.loc ? { ...meta, loc: t.loc } : meta, changes: t.changes });
+  });
+  const meta: TraceJsonMeta = {
+    tool: 'arefcheck',
+    format: 'ITF',
+    'format-description': ITF_FORMAT_DESCRIPTION,
+    kind: v.kind,
+    message: v.message,
+    program: programFile,
+    level,
+    params: context.params,
+    literal: context.literal,
+    actionIndices: v.actionIndices,
+    ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}),
+    ...(v.loc ? { loc: v.loc } : {}),
+  };
+  return { '#meta': meta, vars: ['changes'], states, ...(v.loopStart !== undefined ? { loop: v.loopStart } : {}) };
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+type ObjectNode = Extract<JsonNode, { type: 'object' }>;
+
+function describe(node: JsonNode): string {
+  return node.type === 'object' ? 'an object' : node.type === 'array' ? 'an array' : node.type === 'null' ? 'null' : `a ${node.type}`;
+}
+
+function expectObject(node: JsonNode, what: string): ObjectNode {
+  if (node.type !== 'object') throw new InputError(`${what} must be an object, found ${describe(node)}`, node.loc);
+  return node;
+}
+
+function entry(obj: ObjectNode, key: string): JsonEntry | undefined {
+  return obj.entries.find((e) => e.key === key);
+}
+
+function nonNegativeInt(node: JsonNode, what: string): number {
+  if (node.type !== 'number' || !Number.isSafeInteger(node.value) || node.value < 0 || !/^\d+$/.test(node.raw)) {
+    throw new InputError(`${what} must be a non-negative integer, found ${node.type === 'number' ? node.raw : describe(node)}`, node.loc);
+  }
+  return node.value;
+}
+
+function stringField(obj: ObjectNode, key: string, what: string): string | undefined {
+  const e = entry(obj, key);
+  if (!e) return undefined;
+  if (e.value.type !== 'string') throw new InputError(`${what}.${key} must be a string, found ${describe(e.value)}`, e.value.loc);
+  return e.value.value;
+}
+
+/** Read a counterexample file written by `violationToTraceJson` (or edited by hand). */
+export function readTraceJson(text: string, file: string): TraceFile {
+  const root = expectObject(readJson(text, file), 'a trace file');
+  const metaEntry = entry(root, '#meta');
+  if (!metaEntry) throw new InputError('not an arefcheck trace: no "#meta" object (write one with `arefcheck verify --trace-out DIR`)', root.loc);
+  const meta = expectObject(metaEntry.value, '"#meta"');
+
+  const tool = stringField(meta, 'tool', '"#meta"');
+  if (tool !== undefined && tool !== 'arefcheck') throw new InputError(`"#meta".tool is '${tool}': not a trace written by arefcheck`, entry(meta, 'tool')?.value.loc);
+  const kind = stringField(meta, 'kind', '"#meta"');
+  if (kind === undefined) throw new InputError('"#meta" has no "kind" (the violation the trace shows)', meta.loc);
+  const levelText = stringField(meta, 'level', '"#meta"');
+  if (levelText === undefined) throw new InputError('"#meta" has no "level" (aref or mbarrier)', meta.loc);
+  if (!isLevel(levelText)) throw new InputError(`"#meta".level must be aref or mbarrier, found '${levelText}'`, entry(meta, 'level')?.value.loc);
+  const message = stringField(meta, 'message', '"#meta"');
+  const program = stringField(meta, 'program', '"#meta"');
+
+  const params: Record<string, number> = {};
+  const paramsEntry = entry(meta, 'params');
+  if (paramsEntry) {
+    for (const p of expectObject(paramsEntry.value, '"#meta".params').entries) {
+      const n = p.value;
+      if (n.type !== 'number' || !Number.isSafeInteger(n.value)) throw new InputError(`"#meta".params.${p.key} must be an integer`, n.loc);
+      params[p.key] = n.value;
+    }
+  }
+  const literalEntry = entry(meta, 'literal');
+  if (literalEntry && literalEntry.value.type !== 'boolean') throw new InputError('"#meta".literal must be true or false', literalEntry.value.loc);
+  const literal = literalEntry?.value.type === 'boolean' && literalEntry.value.value;
+
+  const fromStates = stateIndices(root);
+  let actionIndices: number[];
+  const indicesEntry = entry(meta, 'actionIndices');
+  if (indicesEntry) {
+    const node = indicesEntry.value;
+    if (node.type !== 'array') throw new InputError(`"#meta".actionIndices must be an array, found ${describe(node)}`, node.loc);
+    actionIndices = node.items.map((item, i) => nonNegativeInt(item, `"#meta".actionIndices[${i}]`));
+    if (fromStates) checkAgree(actionIndices, fromStates, node.loc);
+  } else if (fromStates) {
+    actionIndices = fromStates.indices;
+  } else {
+    throw new InputError('no action indices: "#meta".actionIndices is missing and "states" carry no "actionIndex"', meta.loc);
+  }
+
+  const loopEntry = entry(meta, 'loopStart') ?? entry(root, 'loop');
+  const loopStart = loopEntry ? nonNegativeInt(loopEntry.value, loopEntry.key === 'loop' ? '"loop"' : '"#meta".loopStart') : undefined;
+  if (loopStart !== undefined && loopStart > actionIndices.length) {
+    throw new InputError(`the loop starts at state ${loopStart} but the trace has only ${actionIndices.length + 1} states`, loopEntry?.value.loc);
+  }
+
+  return {
+    kind,
+    level: levelText,
+    params,
+    literal,
+    actionIndices,
+    ...(loopStart !== undefined ? { loopStart } : {}),
+    ...(message !== undefined ? { message } : {}),
+    ...(program !== undefined ? { program } : {}),
+  };
+}
+
+/** The actionIndex of each state after the first, when the "states" array carries them. */
+function stateIndices(root: ObjectNode): { indices: number[]; locs: Loc[] } | undefined {
+  const e = entry(root, 'states');
+  if (!e) return undefined;
+  if (e.value.type !== 'array') throw new InputError(`"states" must be an array, found ${describe(e.value)}`, e.value.loc);
+  const indices: number[] = [];
+  const locs: Loc[] = [];
+  for (const [i, item] of e.value.items.entries()) {
+    if (i === 0) continue;
+    const state = expectObject(item, `states[${i}]`);
+    const m = entry(state, '#meta');
+    const idx = m ? entry(expectObject(m.value, `states[${i}]["#meta"]`), 'actionIndex') : undefined;
+    if (!idx) return undefined;
+    indices.push(nonNegativeInt(idx.value, `states[${i}]["#meta"].actionIndex`));
+    locs.push(idx.value.loc);
+  }
+  return { indices, locs };
+}
+
+function checkAgree(indices: readonly number[], fromStates: { indices: number[]; locs: Loc[] }, loc: Loc): void {
+  if (fromStates.indices.length !== indices.length) {
+    throw new InputError(`"#meta".actionIndices has ${indices.length} steps but "states" has ${fromStates.indices.length + 1} states (expected one more state than steps)`, loc);
+  }
+  for (let i = 0; i < indices.length; i++) {
+    if (indices[i] !== fromStates.indices[i]) {
+      throw new InputError(`states[${i + 1}]["#meta"].actionIndex is ${fromStates.indices[i]} but "#meta".actionIndices[${i}] is ${indices[i]}`, fromStates.locs[i]);
+    }
+  }
+}

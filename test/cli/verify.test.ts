@@ -1,0 +1,233 @@
+// `arefcheck verify`, `replay` and `pipeline` (verifying) as a user meets them: spawned as a
+// process; the JSON shape and the exit codes are the stable interface of issue 3.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function arefcheck(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** One line on stderr, no stack frame, exit 2. */
+function expectUsageError(r: ReturnType<typeof arefcheck>, message: RegExp): void {
+  expect(r.status).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+  expect(r.stderr).toMatch(message);
+}
+
+interface JsonReport {
+  program: string;
+  verdict: string;
+  level: string;
+  violations: Array<{ kind: string; message: string; level: string; trace: Array<{ step: number; actor: string; action: string; changes: string[] }>; actionIndices: number[]; traceFile?: string }>;
+  stats: Record<string, number>;
+  limit?: { reason: string; message: string };
+}
+
+/** stdout must be exactly one JSON object (one line). */
+function parseReport(stdout: string): JsonReport {
+  expect(stdout.endsWith('\n')).toBe(true);
+  expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+  return JSON.parse(stdout) as JsonReport;
+}
+
+const STATS_LINE = /^ {2}states [\d,]+ · transitions [\d,]+ · [\d,]+ ms · [\d,]+ states\/s · [\d,]+ B\/state$/m;
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'arefcheck-verify-'));
+
+describe('arefcheck verify', () => {
+  it('verifies the double buffer (exit 0) with a verdict line and the figures', () => {
+    const r = arefcheck('verify', 'examples/double-buffer.aref');
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('✔ verified  examples/double-buffer.aref at the aref level: every reachable state explored, no violation');
+    expect(r.stdout).toMatch(STATS_LINE);
+    expect(r.stderr).toBe('');
+  });
+
+  it('--json: one object with the stable shape', () => {
+    const r = arefcheck('verify', 'examples/double-buffer.aref', '--json', '--level', 'both');
+    expect(r.status).toBe(0);
+    const out = parseReport(r.stdout);
+    expect(out).toMatchObject({ program: 'examples/double-buffer.aref', verdict: 'verified', level: 'both', violations: [] });
+    for (const key of ['states', 'transitions', 'ms', 'statesPerSecond', 'bytesPerState']) expect(typeof out.stats[key]).toBe('number');
+    expect(out.stats['states']).toBeGreaterThan(100);
+  });
+
+  it('reports the D = P deadlock (exit 1) with what each role waits for', () => {
+    const r = arefcheck('verify', 'examples/depth-equals-pending.aref', '--json');
+    expect(r.status).toBe(1);
+    const out = parseReport(r.stdout);
+    expect(out.verdict).toBe('violation');
+    expect(out.violations.map((v) => v.kind)).toEqual(['deadlock']);
+    const [v] = out.violations;
+    expect(v!.message).toMatch(/^producer put A\[0\] needs E = 1.*\nconsumer get A\[0\] needs F = 1/);
+    expect(v!.trace.map((t) => t.step)).toEqual([1, 2, 3, 4, 5]);
+    expect(v!.actionIndices).toHaveLength(v!.trace.length);
+    expect(v!.level).toBe('aref');
+  });
+
+  it('reports the early release race (exit 1) as a numbered trace table with source lines', () => {
+    const r = arefcheck('verify', 'examples/early-release-mbar.aref');
+    expect(r.status).toBe(1);
+    expect(r.stdout.split('\n')[0]).toBe('✘ violation  examples/early-release-mbar.aref at the mbarrier level: 1 violation (race)');
+    expect(r.stdout).toMatch(/^race at examples\/early-release-mbar\.aref:16:5 after 14 steps$/m);
+    expect(r.stdout).toMatch(/^ {2}step {2}actor +action +changes +line$/m);
+    expect(r.stdout).toMatch(/^ {5}1 {2}producer +wait empty\[0\], parity 1 +14$/m);
+    expect(r.stdout).toMatch(/^ {4}14 {2}producer +tma\.load S\[0\] -> full\[0\], 16384 value 2 +→ race +16$/m);
+  });
+
+  it('--max-states 10 is inconclusive (exit 3), never verified', () => {
+    const r = arefcheck('verify', 'examples/double-buffer.aref', '--max-states', '10', '--json');
+    expect(r.status).toBe(3);
+    const out = parseReport(r.stdout);
+    expect(out.verdict).toBe('inconclusive');
+    expect(out.limit).toMatchObject({ reason: 'states' });
+    const text = arefcheck('verify', 'examples/double-buffer.aref', '--max-states', '10');
+    expect(text.status).toBe(3);
+    expect(text.stdout).toMatch(/^\? inconclusive {2}examples\/double-buffer\.aref at the aref level: state limit reached \(10\)/);
+  });
+
+  it('--param changes the program checked', () => {
+    const small = parseReport(arefcheck('verify', 'examples/double-buffer.aref', '--json', '--param', 'K=2').stdout);
+    const large = parseReport(arefcheck('verify', 'examples/double-buffer.aref', '--json').stdout);
+    expect(small.verdict).toBe('verified');
+    expect(small.stats['states']).toBeLessThan(large.stats['states']!);
+  });
+
+  const malformedDir = tmp();
+  const malformed = join(malformedDir, 'bad.aref');
+  writeFileSync(malformed, 'param K = 2\nrole producer warps 1:\n  put A[0], 1\n');
+
+  it.each([
+    [[malformed], /bad\.aref:3:\d+: error: .*'A'/],
+    [['examples/no-such-file.aref'], /^error: cannot read 'examples\/no-such-file\.aref'/],
+    [['examples/double-buffer.aref', '--frobnicate'], /unknown option '--frobnicate'/],
+    [['examples/double-buffer.aref', '--level', 'ptx'], /--level expects one of aref, mbarrier, both, got 'ptx'/],
+    [['examples/double-buffer-mbar.aref', '--level', 'both'], /--level both needs an aref-level program/],
+    [['examples/double-buffer.aref', '--max-states', '0'], /--max-states expects an integer >= 1, got '0'/],
+    [['examples/double-buffer.aref', '--param', 'Q=1'], /unknown parameter 'Q'/],
+    [['examples/double-buffer.aref', '--kernel', 'k'], /--kernel applies to \.ptx files only/],
+    [[], /arefcheck verify: missing FILE/],
+  ])('refuses %j with one line and exit 2', (args, message) => {
+    expectUsageError(arefcheck('verify', ...args), message);
+  });
+
+  it('loads .ptx through the lifter, or says this build has none', () => {
+    const r = arefcheck('verify', 'no-such-kernel.ptx');
+    expect(r.status).toBe(2);
+    const lifter = existsSync(join(root, 'src/ptx/lift/index.ts'));
+    expect(r.stderr).toMatch(lifter ? /no-such-kernel\.ptx/ : /PTX support is not available in this build/);
+  });
+
+  it('--help lists the flags and exit codes', () => {
+    const r = arefcheck('verify', '--help');
+    expect(r.status).toBe(0);
+    for (const flag of ['--level aref|mbarrier|both', '--param', '--json', '--max-states', '--timeout', '--literal', '--trace-out']) expect(r.stdout).toContain(flag);
+    expect(r.stdout).toMatch(/Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive/);
+  });
+});
+
+describe('arefcheck replay', () => {
+  const dir = tmp();
+  const verify = arefcheck('verify', 'examples/depth-equals-pending.aref', '--level', 'both', '--trace-out', dir, '--json');
+  const files = readdirSync(dir).sort();
+
+  it('verify --trace-out writes one trace file per violation', () => {
+    expect(verify.status).toBe(1);
+    expect(files).toEqual(['depth-equals-pending.aref.deadlock.json', 'depth-equals-pending.mbarrier.deadlock.json']);
+    const out = parseReport(verify.stdout);
+    expect(out.violations.map((v) => v.traceFile)).toEqual(files.map((f) => join(dir, f)));
+    const trace = JSON.parse(readFileSync(join(dir, files[1]!), 'utf8')) as { '#meta': Record<string, unknown>; states: unknown[] };
+    expect(trace['#meta']).toMatchObject({ tool: 'arefcheck', format: 'ITF', kind: 'deadlock', level: 'mbarrier', params: { K: 8 } });
+    expect(trace.states).toHaveLength(out.violations[1]!.trace.length + 1);
+  });
+
+  it('confirms each trace (exit 1) step by step', () => {
+    for (const f of files) {
+      const r = arefcheck('replay', join(dir, f), 'examples/depth-equals-pending.aref');
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stdout).toMatch(/^confirmed: deadlock after \d+ steps$/m);
+      expect(r.stdout).toMatch(/^ {5}1 {2}producer {2}/m);
+    }
+    const json = arefcheck('replay', join(dir, files[1]!), 'examples/depth-equals-pending.aref', '--json');
+    expect(json.status).toBe(1);
+    const out = JSON.parse(json.stdout) as { reproduced: boolean; reached: string; level: string; steps: unknown[] };
+    expect(out).toMatchObject({ reproduced: true, reached: 'deadlock', level: 'mbarrier' });
+    expect(out.steps).toHaveLength(9);
+  });
+
+  it('exits 4 when the trace runs but does not reach its violation', () => {
+    const trace = JSON.parse(readFileSync(join(dir, files[0]!), 'utf8')) as { '#meta': { actionIndices: number[] }; states: unknown[] };
+    trace['#meta'].actionIndices.pop();
+    trace.states.pop();
+    const cut = join(dir, 'cut.json');
+    writeFileSync(cut, JSON.stringify(trace));
+    const r = arefcheck('replay', cut, 'examples/depth-equals-pending.aref');
+    expect(r.status).toBe(4);
+    expect(r.stdout).toMatch(/^not reproduced: the trace ends with running, not deadlock$/m);
+  });
+
+  it('exits 2 when the trace does not fit the program, naming the step', () => {
+    const misfit = join(dir, 'misfit.json');
+    writeFileSync(misfit, JSON.stringify({ '#meta': { kind: 'deadlock', level: 'aref', params: { K: 8 }, actionIndices: [0, 0, 5] } }));
+    expectUsageError(arefcheck('replay', misfit, 'examples/double-buffer.aref'), /step 3 takes action #5 but only actions #0\.\.#\d are enabled/);
+    expectUsageError(arefcheck('replay', join(dir, files[0]!), 'examples/double-buffer-mbar.aref'), /trace is at the aref level but the program is at the mbarrier level/);
+  });
+
+  it.each([
+    [['examples/double-buffer.aref', 'examples/double-buffer.aref'], /^examples\/double-buffer\.aref:1:1: error: expected a JSON value/],
+    [['no-such-trace.json', 'examples/double-buffer.aref'], /^error: cannot read 'no-such-trace\.json'/],
+    [['x.json'], /arefcheck replay: missing TRACE\.json PROGRAM/],
+  ])('refuses %j with one line and exit 2', (args, message) => {
+    expectUsageError(arefcheck('replay', ...args), message);
+  });
+
+  it('--help documents exit 4', () => {
+    const r = arefcheck('replay', '--help');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Exit codes: 1 the violation is reproduced \(confirmed\), 4 the trace runs but does not reach it/);
+  });
+});
+
+describe('arefcheck pipeline (verifying)', () => {
+  it('D = P deadlocks (exit 1), D > P is verified at both levels (exit 0)', () => {
+    const bad = arefcheck('pipeline', '--depth', '2', '--pending', '2', '--consumers', '1', '--iterations', '4', '--json');
+    expect(bad.status).toBe(1);
+    const out = parseReport(bad.stdout);
+    expect(out).toMatchObject({ program: 'pipeline D=2 P=2 C=1 K=4', verdict: 'violation', level: 'aref' });
+    expect(out.violations.map((v) => v.kind)).toEqual(['deadlock']);
+    const good = arefcheck('pipeline', '--depth', '3', '--pending', '2', '--consumers', '1', '--iterations', '4', '--level', 'both');
+    expect(good.status).toBe(0);
+    expect(good.stdout).toMatch(/^✔ verified {2}pipeline D=3 P=2 C=1 K=4 at the aref and mbarrier levels/);
+  });
+
+  it('C = 2 not dividing D: fifo at the aref level, refinement once lowered; traces replay on the printed program', () => {
+    const flags = ['--depth', '3', '--pending', '0', '--consumers', '2', '--iterations', '6'];
+    const dir = tmp();
+    const r = arefcheck('pipeline', ...flags, '--level', 'both', '--trace-out', dir, '--json');
+    expect(r.status).toBe(1);
+    expect(parseReport(r.stdout).violations.map((v) => [v.kind, v.level])).toEqual([['fifo', 'aref'], ['refinement', 'mbarrier']]);
+    const program = join(dir, 'pipeline.aref');
+    writeFileSync(program, arefcheck('pipeline', ...flags, '--print').stdout);
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.json'))) {
+      const replay = arefcheck('replay', join(dir, f), program);
+      expect(replay.status, replay.stderr).toBe(1);
+    }
+  });
+
+  it('--max-states makes it inconclusive (exit 3); --print refuses --level both', () => {
+    expect(arefcheck('pipeline', '--depth', '2', '--pending', '1', '--consumers', '1', '--iterations', '8', '--max-states', '5').status).toBe(3);
+    expectUsageError(arefcheck('pipeline', '--depth', '2', '--pending', '1', '--consumers', '1', '--iterations', '8', '--level', 'both', '--print'), /--level expects one of aref, mbarrier, got 'both'/);
+  });
+});
