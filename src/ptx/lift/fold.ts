@@ -1,0 +1,166 @@
+// Warps → roles. Warps whose collective operations (waits, wgmma, named barriers, fences,
+// generic accesses) are identical, at the same PTX lines, run the same code in lockstep and
+// fold into one role of that many warps. Their single-issuer operations (done by an elected
+// thread) are merged gap by gap, a gap being the stretch between two collective operations:
+// operations equal in several warps are aligned (a common-subsequence merge) and combined
+// (arrive counts and expect/complete bytes add up; bulk commit/wait and TMA stores happen
+// once), the others are kept in warp order.
+//
+// Folding would hide a race when one warp's elected signal (arrive, TMA issue, …) follows
+// generic reads/writes of the other warps with no named barrier between (bug class M14):
+// such warps stay separate roles and the checker explores their interleavings.
+import type { Loc, Op, Role, Stmt } from '../../ir/program.ts';
+import { roleName } from './names.ts';
+import type { WarpOp } from './warp-ops.ts';
+
+interface Merged {
+  op: Op;
+  readonly loc: Loc;
+  readonly key: string;
+  readonly warps: Set<number>;
+}
+
+const ADDITIVE = new Set(['arrive', 'expect_tx', 'complete_tx']);
+const IDEMPOTENT = new Set(['bulk.commit', 'bulk.wait', 'tma.store']);
+const SIGNALS = new Set(['arrive', 'arrive.expect_tx', 'expect_tx', 'complete_tx', 'tma.load', 'tma.store']);
+const MAX_ALIGN = 400;
+
+function opKey(o: WarpOp): string {
+  return `${o.loc.line}:${o.loc.col}:${JSON.stringify(o.op)}`;
+}
+
+/** Key used to align single-issuer ops across warps (counts and bytes may differ for additive ops). */
+function alignKey(o: WarpOp): string | undefined {
+  const k = o.op.kind;
+  if (IDEMPOTENT.has(k)) return opKey(o);
+  if (ADDITIVE.has(k) && 'target' in o.op) return `${o.loc.line}:${o.loc.col}:${k}:${JSON.stringify(o.op.target)}`;
+  return undefined;
+}
+
+function combine(a: Op, b: Op): Op {
+  if (a.kind === 'arrive' && b.kind === 'arrive' && a.count.kind === 'num' && b.count.kind === 'num') {
+    return { ...a, count: { kind: 'num', value: a.count.value + b.count.value } };
+  }
+  if ((a.kind === 'expect_tx' || a.kind === 'complete_tx') && b.kind === a.kind && a.bytes.kind === 'num' && b.bytes.kind === 'num') {
+    return { ...a, bytes: { kind: 'num', value: a.bytes.value + b.bytes.value } };
+  }
+  return a;
+}
+
+/** Merge one more warp's gap into the merged gap (LCS on alignable ops); undefined when too large. */
+function mergeGap(merged: Merged[], next: readonly WarpOp[], warp: number): Merged[] | undefined {
+  if (merged.length === 0) return next.map((o) => ({ op: o.op, loc: o.loc, key: alignKey(o) ?? `#${warp}:${opKey(o)}`, warps: new Set([warp]) }));
+  if (next.length === 0) return merged;
+  if (merged.length > MAX_ALIGN || next.length > MAX_ALIGN) return undefined;
+  const keysB = next.map((o) => alignKey(o));
+  const n = merged.length;
+  const m = next.length;
+  const dp: Int32Array[] = [];
+  for (let i = 0; i <= n; i++) dp.push(new Int32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    const row = dp[i] as Int32Array;
+    const below = dp[i + 1] as Int32Array;
+    for (let j = m - 1; j >= 0; j--) {
+      const kb = keysB[j];
+      const same = kb !== undefined && merged[i]?.key === kb;
+      row[j] = same ? (below[j + 1] ?? 0) + 1 : Math.max(below[j] ?? 0, row[j + 1] ?? 0);
+    }
+  }
+  const out: Merged[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    const a = merged[i];
+    const b = next[j];
+    const kb = keysB[j];
+    if (a && b && kb !== undefined && a.key === kb) {
+      a.warps.add(warp);
+      if (ADDITIVE.has(a.op.kind)) a.op = combine(a.op, b.op);
+      out.push(a);
+      i++;
+      j++;
+    } else if (a && (!b || (dp[i + 1]?.[j] ?? 0) >= (dp[i]?.[j + 1] ?? 0))) {
+      out.push(a);
+      i++;
+    } else if (b) {
+      out.push({ op: b.op, loc: b.loc, key: kb ?? `#${warp}:${opKey(b)}`, warps: new Set([warp]) });
+      j++;
+    }
+  }
+  return out;
+}
+
+/** Split a warp's ops into collective skeleton and the single-issuer gaps around it. */
+function split(ops: readonly WarpOp[]): { skeleton: WarpOp[]; gaps: WarpOp[][] } {
+  const skeleton: WarpOp[] = [];
+  const gaps: WarpOp[][] = [[]];
+  for (const o of ops) {
+    if (o.collective) {
+      skeleton.push(o);
+      gaps.push([]);
+    } else {
+      gaps[gaps.length - 1]?.push(o);
+    }
+  }
+  return { skeleton, gaps };
+}
+
+function toStmts(items: readonly { op: Op; loc: Loc }[]): Stmt[] {
+  return items.map((x) => ({ kind: 'op', op: x.op, loc: x.loc }));
+}
+
+/** Fold a group of warps with equal skeletons, or undefined when that would hide a race. */
+function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[]): Stmt[] | undefined {
+  const parts = group.map((g) => ({ warp: g.warp, ...split(g.ops) }));
+  const first = parts[0];
+  if (!first) return [];
+  const threads = 32 * group.length;
+  const body: { op: Op; loc: Loc }[] = [];
+  for (let gi = 0; gi < first.gaps.length; gi++) {
+    let merged: Merged[] | undefined = [];
+    for (const p of parts) {
+      merged = mergeGap(merged, p.gaps[gi] ?? [], p.warp);
+      if (!merged) return undefined;
+    }
+    for (const x of merged) {
+      if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(first.skeleton, gi, threads)) return undefined;
+      body.push({ op: x.op, loc: x.loc });
+    }
+    const s = first.skeleton[gi];
+    if (s) body.push({ op: s.op, loc: s.loc });
+  }
+  return toStmts(body);
+}
+
+/** Is there a generic read/write in the skeleton before gap `gi`, after the last barrier covering the group? */
+function unsyncedAccessBefore(skeleton: readonly WarpOp[], gi: number, threads: number): boolean {
+  for (let i = gi - 1; i >= 0; i--) {
+    const op = skeleton[i]?.op;
+    if (!op) continue;
+    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
+    if (op.kind === 'read' || op.kind === 'write') return true;
+  }
+  return false;
+}
+
+export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[]): Role[] {
+  const groups = new Map<string, { warp: number; ops: readonly WarpOp[] }[]>();
+  for (const w of warps) {
+    if (w.ops.length === 0) continue;
+    const key = w.ops.filter((o) => o.collective).map(opKey).join('\n');
+    const g = groups.get(key) ?? [];
+    g.push(w);
+    groups.set(key, g);
+  }
+  const roles: { first: number; role: Role }[] = [];
+  for (const g of groups.values()) {
+    const body = g.length > 1 ? foldGroup(g) : undefined;
+    if (body) {
+      const ws = g.map((x) => x.warp);
+      roles.push({ first: Math.min(...ws), role: { name: roleName(ws), warps: g.length, body } });
+    } else {
+      for (const w of g) roles.push({ first: w.warp, role: { name: roleName([w.warp]), warps: 1, body: toStmts(w.ops) } });
+    }
+  }
+  return roles.sort((a, b) => a.first - b.first).map((r) => r.role);
+}

@@ -1,0 +1,85 @@
+// The lifter's value domain. A register of a warp holds one Val: a Scalar shared by every
+// lane (the common case), or a 32-entry lane vector where lanes differ (%tid-derived values).
+// A Scalar is a known integer (bigint, unsigned in its width), a symbolic address (a param,
+// a local variable, a global pointer whose value the lifter does not know), or Unknown with
+// the reason it is unknown, so an error can say where an unknown branch condition came from.
+
+export class Unknown {
+  readonly why: string;
+  constructor(why: string) {
+    this.why = why;
+  }
+}
+
+/** `base + offset` where base names a variable the lifter does not place in shared memory. */
+export class SymAddr {
+  readonly base: string;
+  readonly offset: bigint;
+  constructor(base: string, offset: bigint) {
+    this.base = base;
+    this.offset = offset;
+  }
+}
+
+export type Scalar = bigint | SymAddr | Unknown;
+export type Lanes = readonly Scalar[];
+export type Val = Scalar | Lanes;
+
+export const WARP = 32;
+
+/** Generic addresses of shared memory: shared-window offset + this base (cvta.shared / cvta.to.shared). */
+export const SHARED_GENERIC_BASE = 0x7000_0000_0000n;
+export const SHARED_WINDOW = 1n << 32n;
+
+export function isLanes(v: Val): v is Lanes {
+  return Array.isArray(v);
+}
+
+export function laneOf(v: Val, lane: number): Scalar {
+  if (Array.isArray(v)) return (v as Lanes)[lane] ?? UNINIT;
+  return v as Scalar;
+}
+
+export const UNINIT = new Unknown('an uninitialised register');
+
+export function sameScalar(a: Scalar, b: Scalar): boolean {
+  if (a === b) return true;
+  if (a instanceof SymAddr && b instanceof SymAddr) return a.base === b.base && a.offset === b.offset;
+  return false;
+}
+
+/** Collapse a lane vector whose live lanes all hold the same scalar. */
+export function canonical(lanes: Lanes, live: number): Val {
+  let first: Scalar | undefined;
+  for (let l = 0; l < WARP; l++) {
+    if (((live >>> l) & 1) === 0) continue;
+    const x = lanes[l] ?? UNINIT;
+    if (first === undefined) first = x;
+    else if (!sameScalar(first, x)) return lanes;
+  }
+  return first ?? UNINIT;
+}
+
+export function popcount(m: number): number {
+  let x = m >>> 0;
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+export function firstLane(m: number): number {
+  return m === 0 ? -1 : 31 - Math.clz32(m & -m);
+}
+
+/** A stable text key for grouping lanes by value. */
+export function scalarKey(x: Scalar): string {
+  if (typeof x === 'bigint') return x.toString();
+  if (x instanceof SymAddr) return `${x.base}+${x.offset}`;
+  return `?${x.why}`;
+}
+
+/** The first Unknown among scalars, if any (its reason explains the result). */
+export function firstUnknown(...xs: Scalar[]): Unknown | undefined {
+  for (const x of xs) if (x instanceof Unknown) return x;
+  return undefined;
+}
