@@ -11,6 +11,7 @@ import type { Level, Program } from '../ir/program.ts';
 import { loadProgramFile } from '../lang/load.ts';
 import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
+import { reportToSarif } from '../verify/sarif.ts';
 import { violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from './exit-codes.ts';
@@ -33,6 +34,7 @@ Options:
   --json                 print one JSON object: verdict, level, violations (kind, message,
                          trace, actionIndices), stats
   --trace-out DIR        write each counterexample to DIR as JSON, for 'arefcheck replay'
+  --sarif FILE           also write the report as SARIF 2.1.0 (for code-scanning CI)
   --kernel NAME          .ptx only: the kernel entry to lift (default: the only one)
   --block N              .ptx only: threads per block
   -h, --help             show this help
@@ -54,6 +56,7 @@ const SPEC: CommandSpec = {
     timeout: { type: 'string' },
     json: { type: 'boolean' },
     'trace-out': { type: 'string' },
+    sarif: { type: 'string' },
     kernel: { type: 'string' },
     block: { type: 'string' },
   },
@@ -70,6 +73,7 @@ export interface VerificationRun {
   readonly maxMs?: number;
   readonly json: boolean;
   readonly traceOut?: string;
+  readonly sarif?: string;
 }
 
 /** The limits and options common to `verify` and `pipeline`. */
@@ -78,6 +82,7 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
   const maxStates = flagInt(cl, 'max-states', 1);
   const timeout = flagInt(cl, 'timeout', 1, 24 * 3600);
   const traceOut = flagString(cl, 'trace-out');
+  const sarif = flagString(cl, 'sarif');
   return {
     literal: flagBoolean(cl, 'literal'),
     json: flagBoolean(cl, 'json'),
@@ -85,6 +90,7 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
     ...(maxStates === undefined ? {} : { maxStates }),
     ...(timeout === undefined ? {} : { maxMs: timeout * 1000 }),
     ...(traceOut === undefined ? {} : { traceOut }),
+    ...(sarif === undefined ? {} : { sarif }),
   };
 }
 
@@ -103,6 +109,7 @@ export function runVerification(program: Program, run: VerificationRun): number 
   progress.finish({ states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond });
 
   const traceFiles = run.traceOut === undefined ? [] : writeTraceFiles(report, program, run);
+  if (run.sarif !== undefined) writeText(run.sarif, `${JSON.stringify(reportToSarif(report, run.name), null, 2)}\n`, '--sarif');
   if (run.json) {
     process.stdout.write(`${JSON.stringify(reportJson(report, run.name, traceFiles))}\n`);
   } else {
@@ -157,13 +164,17 @@ function writeTraceFiles(report: Report, program: Program, run: VerificationRun)
     used.add(name);
     const path = join(dir, `${name}.json`);
     const json = violationToTraceJson(report, i, run.name, { params, literal: run.literal });
-    try {
-      writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
-    } catch (err) {
-      throw new InputError(`--trace-out: cannot write '${path}'${errCode(err)}`);
-    }
+    writeText(path, `${JSON.stringify(json, null, 2)}\n`, '--trace-out');
     return path;
   });
+}
+
+function writeText(path: string, text: string, flag: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new InputError(`${flag}: cannot write '${path}'${errCode(err)}`);
+  }
 }
 
 function errCode(err: unknown): string {
@@ -194,11 +205,27 @@ function isProgram(p: unknown): p is Program {
   return typeof p === 'object' && p !== null && 'roles' in p && Array.isArray(p.roles) && 'resources' in p && Array.isArray(p.resources) && 'params' in p && Array.isArray(p.params);
 }
 
-/** The PTX lifter is loaded only when it is part of this build (src/ptx/lift/index). */
+/** The lifted program: liftPtxFile gives one entry per kernel (or, in an older form, the Program). */
+function liftedProgram(lifted: unknown, file: string): Program {
+  if (isProgram(lifted)) return lifted;
+  if (!Array.isArray(lifted)) throw new Error('the PTX lifter returned something that is neither a Program nor a list of kernels');
+  const kernels = lifted.filter((k): k is { kernel: string; program: Program } => typeof k === 'object' && k !== null && 'program' in k && isProgram(k.program) && 'kernel' in k && typeof k.kernel === 'string');
+  const [only] = kernels;
+  if (kernels.length !== 1 || !only) throw new InputError(`${file} has ${kernels.length} kernels (${kernels.map((k) => k.kernel).join(', ')}); name one with --kernel`);
+  return only.program;
+}
+
+/** The PTX lifter is loaded only when it is part of this build (src/ptx/lift/). */
 async function loadPtx(file: string, options: LoadOptions): Promise<Program> {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const url = new URL(`../ptx/lift/index${ext}`, import.meta.url);
-  const m: unknown = existsSync(fileURLToPath(url)) ? await import(url.href) : undefined;
+  let m: unknown;
+  for (const name of ['index', 'lift']) {
+    const url = new URL(`../ptx/lift/${name}${ext}`, import.meta.url);
+    if (existsSync(fileURLToPath(url))) {
+      m = await import(url.href);
+      if (hasLift(m)) break;
+    }
+  }
   if (!hasLift(m)) throw new InputError(`cannot load '${file}': PTX support is not available in this build`);
   let text: string;
   try {
@@ -206,13 +233,12 @@ async function loadPtx(file: string, options: LoadOptions): Promise<Program> {
   } catch (err) {
     throw new InputError(`cannot read '${file}'${errCode(err)}`);
   }
-  const program = m.liftPtxFile(text, file, {
+  const lifted = m.liftPtxFile(text, file, {
     ...(options.kernel === undefined ? {} : { kernel: options.kernel }),
     ...(options.params.size === 0 ? {} : { params: options.params }),
     ...(options.block === undefined ? {} : { block: options.block }),
   });
-  if (!isProgram(program)) throw new Error('the PTX lifter returned something that is not a Program');
-  return program;
+  return liftedProgram(lifted, file);
 }
 
 export function loadFlags(cl: CommandLine): LoadOptions {

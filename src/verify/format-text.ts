@@ -3,6 +3,7 @@
 // changes, source line); the repeating part of a termination lasso is marked.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Report, TraceEntry, ViolationReport } from './report.ts';
+import { violationLevels } from './trace-json.ts';
 
 export interface TextOptions {
   readonly color: boolean;
@@ -38,14 +39,16 @@ export function formatReportText(report: Report, options: TextOptions): string {
     for (const r of levels as readonly Report[]) lines.push(c.dim(`  ${r.level}: ${r.verdict}, ${formatStats(r.stats)}`));
   }
   for (const note of report.notes ?? []) lines.push(c.dim(`  note: ${note}`));
-  for (const v of report.violations) lines.push('', ...formatViolation(v, c));
+  const at = report.level === 'both' ? violationLevels(report) : [];
+  report.violations.forEach((v, i) => lines.push('', ...formatViolation(v, c, at[i])));
   return `${lines.join('\n')}\n`;
 }
 
-export function formatViolation(v: ViolationReport, c: ChalkInstance): string[] {
+/** `level`: named in the heading when the report covers both levels. */
+export function formatViolation(v: ViolationReport, c: ChalkInstance, level?: string): string[] {
   const where = v.loc ? ` at ${v.loc.file ? `${v.loc.file}:` : 'line '}${v.loc.line}${v.loc.file ? `:${v.loc.col}` : ''}` : '';
   const steps = v.trace.length;
-  const head = `${c.red.bold(v.kind)}${where} after ${steps} step${steps === 1 ? '' : 's'}`;
+  const head = `${c.red.bold(v.kind)}${level ? ` at the ${level} level` : ''}${where} after ${steps} step${steps === 1 ? '' : 's'}`;
   const message = v.message.split('\n').map((line) => `  ${line}`);
   return [head, ...message, ...formatTraceTable(markViolation(v.trace, v.kind, v.message), c, v.loopStart)];
 }
@@ -56,7 +59,7 @@ export function markViolation(trace: readonly TraceEntry[], kind: string, messag
   return trace.map((t) => ({ ...t, changes: t.changes.map(mark) }));
 }
 
-const CHANGES_WIDTH = 60;
+const CHANGES_WIDTH = 40;
 
 /** The trace as a table; `loopStart`: the steps after it repeat forever (a termination lasso). */
 export function formatTraceTable(trace: readonly TraceEntry[], c: ChalkInstance, loopStart?: number): string[] {

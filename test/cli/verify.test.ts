@@ -123,11 +123,30 @@ describe('arefcheck verify', () => {
     expectUsageError(arefcheck('verify', ...args), message);
   });
 
+  const lifter = ['index.ts', 'lift.ts'].some((f) => existsSync(join(root, 'src/ptx/lift', f)));
+  const tritonSample = join(root, '../shared/samples/triton-3.6-gemm-tma-3stage-128x128x64-w4.ptx');
+
   it('loads .ptx through the lifter, or says this build has none', () => {
     const r = arefcheck('verify', 'no-such-kernel.ptx');
     expect(r.status).toBe(2);
-    const lifter = existsSync(join(root, 'src/ptx/lift/index.ts'));
-    expect(r.stderr).toMatch(lifter ? /no-such-kernel\.ptx/ : /PTX support is not available in this build/);
+    expect(r.stderr).toMatch(lifter ? /^error: cannot read 'no-such-kernel\.ptx'/ : /PTX support is not available in this build/);
+  });
+
+  it.skipIf(!lifter || !existsSync(tritonSample))('verifies the Triton 3.6 TMA gemm sample (a correct kernel)', () => {
+    const sizes = ['15', '16', '17'].flatMap((i) => ['--param', `matmul_tma_param_${i}=256`]);
+    const r = arefcheck('verify', tritonSample, ...sizes, '--json');
+    expect(r.status, r.stderr).toBe(0);
+    expect(parseReport(r.stdout)).toMatchObject({ verdict: 'verified', level: 'mbarrier' });
+  });
+
+  it('--sarif writes the report as SARIF next to the usual output', () => {
+    const file = join(tmp(), 'report.sarif');
+    const r = arefcheck('verify', 'examples/early-release-mbar.aref', '--sarif', file, '--json');
+    expect(r.status).toBe(1);
+    expect(parseReport(r.stdout).verdict).toBe('violation');
+    const sarif = JSON.parse(readFileSync(file, 'utf8')) as { version: string; runs: Array<{ results: Array<{ ruleId: string }> }> };
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.runs[0]!.results.map((x) => x.ruleId)).toEqual(['race']);
   });
 
   it('--help lists the flags and exit codes', () => {
@@ -224,6 +243,22 @@ describe('arefcheck pipeline (verifying)', () => {
       const replay = arefcheck('replay', join(dir, f), program);
       expect(replay.status, replay.stderr).toBe(1);
     }
+  });
+
+  const emitter = existsSync(join(root, 'src/ptx/emit/index.ts'));
+
+  it.skipIf(!emitter)('--emit-ptx writes the kernel only when its program is verified', () => {
+    const dir = tmp();
+    const good = join(dir, 'good.ptx');
+    const ok = arefcheck('pipeline', '--depth', '2', '--pending', '1', '--consumers', '1', '--iterations', '4', '--emit-ptx', good);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^✔ verified .* at the mbarrier level/);
+    expect(readFileSync(good, 'utf8')).toMatch(/^\.target sm_90a/m);
+    const bad = join(dir, 'bad.ptx');
+    const no = arefcheck('pipeline', '--depth', '2', '--pending', '2', '--consumers', '1', '--iterations', '4', '--emit-ptx', bad);
+    expect(no.status).toBe(1);
+    expect(no.stderr).toMatch(/PTX not written to .*bad\.ptx: the program is not verified/);
+    expect(existsSync(bad)).toBe(false);
   });
 
   it('--max-states makes it inconclusive (exit 3); --print refuses --level both', () => {
