@@ -139,6 +139,18 @@ describe('arefcheck verify', () => {
     expect(parseReport(r.stdout)).toMatchObject({ verdict: 'verified', level: 'mbarrier' });
   });
 
+  it.skipIf(!lifter)('finds the early release in lifted CUDA PTX, and the trace replays on the .ptx', () => {
+    const dir = tmp();
+    const ptx = 'test/fixtures/cuda/ws_ring_early_release.ptx';
+    const r = arefcheck('verify', ptx, '--param', 'ws_ring_early_release_param_2=8', '--trace-out', dir, '--json');
+    expect(r.status, r.stderr).toBe(1);
+    const out = parseReport(r.stdout);
+    expect(out.violations.map((v) => [v.kind, v.level])).toEqual([['race', 'mbarrier']]);
+    const replay = arefcheck('replay', join(dir, 'ws_ring_early_release.mbarrier.race.json'), ptx);
+    expect(replay.status, replay.stderr).toBe(1);
+    expect(replay.stdout).toMatch(/^confirmed: race after \d+ steps$/m);
+  });
+
   it('--sarif writes the report as SARIF next to the usual output', () => {
     const file = join(tmp(), 'report.sarif');
     const r = arefcheck('verify', 'examples/early-release-mbar.aref', '--sarif', file, '--json');
