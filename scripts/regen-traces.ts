@@ -42,10 +42,10 @@ export interface GalleryEntry {
 const NAME_RE = /^m(\d+)-[a-z0-9-]+\.aref$/;
 const EXPECTED_RE = /^# Expected: ([a-z]+)(?: \(also reported: ([a-z, ]+)\))?\.$/m;
 
-/** Every gallery program, sorted by name, with what its header comment expects. */
+/** Every gallery program, in class order, with what its header comment expects. */
 export function galleryEntries(root: string = ROOT): GalleryEntry[] {
-  const names = readdirSync(join(root, GALLERY_DIR)).filter((f) => f.endsWith('.aref')).sort();
-  return names.map((base) => {
+  const names = readdirSync(join(root, GALLERY_DIR)).filter((f) => f.endsWith('.aref'));
+  const entries = names.map((base) => {
     const file = `${GALLERY_DIR}/${base}`;
     const m = NAME_RE.exec(base);
     if (!m?.[1]) throw new Error(`${file}: gallery programs are named mN-<name>.aref`);
@@ -65,6 +65,8 @@ export function galleryEntries(root: string = ROOT): GalleryEntry[] {
       program,
     };
   });
+  // M1, M2, …, M14; within a class by name (a bug before its twin)
+  return entries.sort((a, b) => a.bugClass - b.bugClass || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Verify a gallery program at its own level with the default limits. */
