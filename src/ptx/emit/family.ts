@@ -23,6 +23,8 @@ export interface Family {
   readonly extraSmem: number;
   /** Register shift between warpgroups (setmaxnreg), when it helps. */
   readonly setmaxnreg?: { readonly producer: number; readonly consumer: number };
+  /** CTAs that must fit on one SM (.minnctapersm; with setmaxnreg it sets the register cap at entry). */
+  readonly ctasPerSm?: number;
   /** Code every thread runs after the barrier inits (tile coordinates, argument loads). */
   prologue(b: PtxBuilder, regs: KernelRegs): void;
   /** Called when a role's code begins (e.g. zeroing accumulators). */

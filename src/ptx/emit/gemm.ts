@@ -26,6 +26,8 @@ const ARGS: readonly FamilyArg[] = [
 /** Shared-memory matrix descriptor bits for a K-major tile with 128-byte swizzle: LBO 16 B (unused), SBO 1024 B, swizzle mode 1. */
 const DESC_SW128 = '0x4000004000010000';
 export const SETMAXNREG = { producer: 40, consumer: 232 } as const;
+/** Two CTAs of one producer and one consumer warpgroup per SM: 2 × 256 threads × 128 registers. */
+export const SETMAXNREG_2CTA = { producer: 40, consumer: 216 } as const;
 
 export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOptions): Family {
   const dtype = options.dtype ?? 'bf16';
@@ -46,6 +48,8 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
     }
   }
   const nConsumers = plan.consumers.length;
+  const twoPerSm = options.ctasPerSm === 2;
+  if (twoPerSm && nConsumers !== 1) throw new InputError('gemm: two CTAs per SM needs exactly one consumer role (the registers of two consumer warpgroups do not fit twice)');
   const mBlocks = tile.bm / 64;
   const perBlock = tile.bn / 2;
   const frags = mBlocks * perBlock;
@@ -78,7 +82,7 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
     kernel: 'gemm',
     args: ARGS,
     extraSmem: reduceBytes,
-    ...(nConsumers > 1 ? { setmaxnreg: SETMAXNREG } : {}),
+    ...(nConsumers > 1 ? { setmaxnreg: SETMAXNREG } : twoPerSm ? { setmaxnreg: SETMAXNREG_2CTA, ctasPerSm: 2 } : {}),
     prologue(b: PtxBuilder): void {
       b.comment(`gemm tile ${tileText(tile)}: grouped raster (${groupM} M-tiles per group) over a 1-D grid`);
       const mArg = b.reg('r');
@@ -267,6 +271,6 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
         }
       }
     },
-    meta: () => ({ tile, dtype, stageBytes: stage, groupM, reduceBytes, ...(nConsumers > 1 ? { reduceBarrier: reduceBar } : {}) }),
+    meta: () => ({ tile, dtype, stageBytes: stage, groupM, reduceBytes, ctasPerSm: twoPerSm ? 2 : 1, ...(nConsumers > 1 ? { reduceBarrier: reduceBar } : {}) }),
   };
 }

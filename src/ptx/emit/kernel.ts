@@ -135,7 +135,7 @@ export function emitKernel(program: Program, plan: KernelPlan, family: Family, o
   );
   const entryParams = [...family.args.map(argDecl), ...program.params.filter((p) => !inline.has(p.name)).map((p) => `.param .u32 ${p.name}`)];
   const directives = [`.maxntid ${plan.threads}, 1, 1`];
-  if (family.setmaxnreg) directives.push('.minnctapersm 1');
+  if (family.setmaxnreg || family.ctasPerSm !== undefined) directives.push(`.minnctapersm ${family.ctasPerSm ?? 1}`);
   const ptx = [
     ...header,
     ...shared,

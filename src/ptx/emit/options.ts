@@ -31,6 +31,12 @@ export interface EmitOptions {
   readonly inlineParams?: readonly string[];
   /** gemm: M-tiles per raster group (CTAs of one group share B panels in L2). Default 8. */
   readonly groupM?: number;
+  /**
+   * gemm with one consumer: 2 lets two CTAs share an SM (one's epilogue overlaps the other's main
+   * loop): the register cap at entry becomes 128 and setmaxnreg moves the producer's registers
+   * to the consumer (40 / 216). Needs the shared memory of two CTAs to fit (D of 2 or 3 at 128x128). Default 1.
+   */
+  readonly ctasPerSm?: 1 | 2;
 }
 
 export const DEFAULT_GEMM_TILE: GemmTile = { bm: 128, bn: 128, bk: 64 };

@@ -7,6 +7,12 @@ import type { Expr, Loc, Op, Program, Ref } from '../../ir/program.ts';
 import { text, type Scope } from './expr.ts';
 import type { RoleCtx } from './role.ts';
 
+/**
+ * Suspend-time hint (ns) of try_wait in watchdog builds: a failed try then returns within about
+ * this long, so the try bound is a time bound (without it the system's own limit applies).
+ */
+export const WATCHDOG_SUSPEND_NS = 1000;
+
 /** `[A_full+16]` for a constant index, otherwise the address in a register. */
 export function barrierAddress(r: RoleCtx, ref: Ref, scope: Scope, loc: Loc | undefined): string {
   const bar = r.plan.barriers.find((x) => x.name === ref.name);
@@ -71,7 +77,7 @@ export function emitSyncOp(r: RoleCtx, op: Op, scope: Scope, loc: Loc | undefine
       const late = b.reg('p');
       b.ins(`mov.u32 ${tries}, 0`);
       b.place(spin);
-      b.ins(`mbarrier.try_wait.parity.shared::cta.b64 ${ok}, ${addr}, ${parity}`);
+      b.ins(`mbarrier.try_wait.parity.shared::cta.b64 ${ok}, ${addr}, ${parity}, ${WATCHDOG_SUSPEND_NS}`);
       b.ins(`@${ok} bra ${done}`);
       b.ins(`add.u32 ${tries}, ${tries}, 1`);
       b.ins(`setp.ge.u32 ${late}, ${tries}, ${r.watchdog}`);
