@@ -105,6 +105,10 @@ function split(ops: readonly WarpOp[]): { skeleton: WarpOp[]; gaps: WarpOp[][] }
   return { skeleton, gaps };
 }
 
+function linesOf(stmts: readonly Stmt[]): number[] {
+  return stmts.flatMap((s) => (s.loc ? [s.loc.line] : []));
+}
+
 function toStmts(items: readonly { op: Op; loc: Loc }[]): Stmt[] {
   return items.map((x) => ({ kind: 'op', op: x.op, loc: x.loc }));
 }
@@ -143,7 +147,12 @@ function unsyncedAccessBefore(skeleton: readonly WarpOp[], gi: number, threads: 
   return false;
 }
 
-export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[]): Role[] {
+/** How a role is named: from its warps and the PTX lines of its operations. */
+export type RoleNamer = (warps: readonly number[], lines: readonly number[]) => string;
+
+const defaultNamer: RoleNamer = (warps) => roleName(warps);
+
+export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer): Role[] {
   const groups = new Map<string, { warp: number; ops: readonly WarpOp[] }[]>();
   for (const w of warps) {
     if (w.ops.length === 0) continue;
@@ -157,10 +166,18 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     const body = g.length > 1 ? foldGroup(g) : undefined;
     if (body) {
       const ws = g.map((x) => x.warp);
-      roles.push({ first: Math.min(...ws), role: { name: roleName(ws), warps: g.length, body } });
+      roles.push({ first: Math.min(...ws), role: { name: namer(ws, linesOf(body)), warps: g.length, body } });
     } else {
-      for (const w of g) roles.push({ first: w.warp, role: { name: roleName([w.warp]), warps: 1, body: toStmts(w.ops) } });
+      for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.ops.map((o) => o.loc.line)), warps: 1, body: toStmts(w.ops) } });
     }
   }
-  return roles.sort((a, b) => a.first - b.first).map((r) => r.role);
+  const sorted = roles.sort((a, b) => a.first - b.first).map((r) => r.role);
+  // names must be unique: a role split into warps gets the warp in its name
+  const seen = new Map<string, number>();
+  for (const r of sorted) seen.set(r.name, (seen.get(r.name) ?? 0) + 1);
+  return sorted.map((r, i) => {
+    if ((seen.get(r.name) ?? 0) <= 1) return r;
+    const first = roles[i]?.first ?? i;
+    return { ...r, name: `${r.name}_${roleName([first])}` };
+  });
 }

@@ -7,6 +7,8 @@ import { parsePtx } from '../parse/parser.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { foldWarps } from './fold.ts';
+import { hintedRole, readHints } from './hints.ts';
+import { roleName } from './names.ts';
 import { CtaBudget, WarpInterp, type Launch } from './interp.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources } from './resources.ts';
@@ -102,9 +104,10 @@ export function liftKernel(module: PtxModule, options: LiftOptions = {}): Progra
   const sized = sizeTensorCopies(trace.warps, layout, options.tmaBytes);
   const merged = sized.map(mergeConsecutiveCopies);
   const prologue = hoistPrologue(merged, trace.blockThreads);
-  const res = buildResources(prologue.warps, layout, prologue.declared);
+  const hints = readHints(module);
+  const res = buildResources(prologue.warps, layout, prologue.declared, hints.buffers);
   const perWarp = prologue.warps.map((events, warp) => ({ warp, ops: warpOps(events, res, trace.blockThreads) }));
-  const roles = foldWarps(perWarp);
+  const roles = foldWarps(perWarp, (warps, lines) => hintedRole(hints, lines) ?? roleName(warps));
   const params: Param[] = [];
   trace.kernel.params.forEach((p, i) => {
     const v = options.params?.get(p.name) ?? options.params?.get(String(i));

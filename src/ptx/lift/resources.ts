@@ -15,6 +15,7 @@ import { num } from '../../ir/expr.ts';
 import type { Ref, Resource } from '../../ir/program.ts';
 import type { WarpEvent } from './events.ts';
 import { demangleLocal, identifier } from './names.ts';
+import type { BufferHint } from './hints.ts';
 import type { SmemLayout, SmemSymbol } from './smem-layout.ts';
 
 export interface ResourceMap {
@@ -51,7 +52,12 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-export function buildResources(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout, declared: ReadonlyMap<number, number>): ResourceMap {
+export function buildResources(
+  warps: readonly (readonly WarpEvent[])[],
+  layout: SmemLayout,
+  declared: ReadonlyMap<number, number>,
+  hints: readonly BufferHint[] = [],
+): ResourceMap {
   const names = new Set<string>();
   const unique = (n: string): string => {
     let name = n;
@@ -87,7 +93,11 @@ export function buildResources(warps: readonly (readonly WarpEvent[])[], layout:
     }
     return r;
   };
+  // buffers the generator named (dynamic shared memory layout comments)
+  const hinted = hints.map((h) => ({ ...h, lo: layout.dynamicBase + h.offset, hi: layout.dynamicBase + h.offset + h.slots * h.bytes }));
+  const hintAt = (addr: number): (typeof hinted)[number] | undefined => hinted.find((h) => addr >= h.lo && addr < h.hi);
   const add = (lo: number, hi: number, point: boolean, defining: boolean, key: string): void => {
+    if (hintAt(lo)) return;
     regionOf(lo).accesses.push({ lo, hi, point, defining, key });
   };
   for (const w of warps) {
@@ -101,6 +111,7 @@ export function buildResources(warps: readonly (readonly WarpEvent[])[], layout:
 
   const resources: Resource[] = [];
   const barRefs = new Map<number, Ref>();
+  for (const h of hinted) resources.push({ kind: 'buffer', name: unique(h.name), slots: h.slots, bytes: h.bytes });
 
   // barrier resources
   for (const [sym, addrs] of barSyms) {
@@ -176,6 +187,7 @@ export function buildResources(warps: readonly (readonly WarpEvent[])[], layout:
     const cells = [...keys.keys()].sort((a, b) => a - b);
     const keyOf = (c: number): string => [...(keys.get(c) ?? [])].sort().join('+');
     let run: number[] = [];
+    let runKey = '';
     const flush = (): void => {
       const first = run[0];
       if (first === undefined) return;
@@ -183,11 +195,15 @@ export function buildResources(warps: readonly (readonly WarpEvent[])[], layout:
       resources.push({ kind: 'buffer', name, slots: run.length, bytes: g });
       run.forEach((c, i) => r.cells.set(c, { name, index: num(i) }));
       run = [];
+      runKey = '';
     };
     for (const c of cells) {
       const prev = run[run.length - 1];
-      if (prev !== undefined && (c !== prev + 1 || keyOf(c) !== keyOf(prev))) flush();
+      // a slot no TMA writes (generic accesses only) joins the run before it
+      const key = keyOf(c);
+      if (prev !== undefined && (c !== prev + 1 || (key !== '' && runKey !== '' && key !== runKey))) flush();
       run.push(c);
+      if (runKey === '') runKey = key;
     }
     flush();
   }
@@ -200,6 +216,15 @@ export function buildResources(warps: readonly (readonly WarpEvent[])[], layout:
       return ref;
     },
     slots(lo, hi) {
+      const h = hintAt(lo);
+      if (h) {
+        const out: { ref: Ref; bytes: number }[] = [];
+        for (let s = Math.floor((lo - h.lo) / h.bytes); s < h.slots && h.lo + s * h.bytes < Math.max(lo + 1, hi); s++) {
+          const sLo = h.lo + s * h.bytes;
+          out.push({ ref: { name: h.name, index: num(s) }, bytes: Math.min(hi, sLo + h.bytes) - Math.max(lo, sLo) });
+        }
+        return out;
+      }
       const r = regions.get(layout.symbolAt(lo));
       if (!r) return [];
       const g = r.slotBytes;

@@ -1,13 +1,16 @@
 // Byte counts of tensor TMA copies. A `cp.async.bulk.tensor` copy moves one box of its tensor
-// map, whose size lives in the CUtensorMap built on the host: not in the PTX. In order:
+// map, whose size lives in the CUtensorMap built on the host: not in the PTX. All copies
+// through one map move the same bytes. In order:
 //  1. `--tma-bytes N` sizes every tensor copy;
-//  2. the shared-memory layout: a copy owns the bytes from its destination up to the next
-//     thing placed in shared memory (another copy's destination, a barrier, a symbol
-//     boundary); all copies through one tensor map get the smallest such gap;
-//  3. the barrier's expected bytes: for a barrier whose copies leave one map unsized,
-//     (expect_tx total − sized bytes) / number of unsized copies.
-// Rule 2 comes before 3 on purpose: sizing from expect_tx would make a wrong expect_tx
-// byte count (bug class M3/M4) invisible.
+//  2. the ring stride: when a map's copies land at several addresses (the slots of a ring),
+//     the smallest distance between them, bounded by the gap to the next thing placed in
+//     shared memory (a barrier, another copy, a symbol boundary);
+//  3. the barriers' expected bytes: per barrier, (expect_tx total − bytes of sized copies)
+//     split evenly over its unsized copies, when every barrier of the map agrees;
+//  4. the gap from the copy's destination to the next thing placed in shared memory.
+// Rule 2 comes first on purpose: sizing from expect_tx would make a wrong expect_tx byte
+// count (bug classes M3/M4) invisible. It applies as soon as a map fills two slots, i.e.
+// from 2 iterations on; a single-iteration kernel is sized from its expect_tx.
 import type { WarpEvent } from './events.ts';
 import { UnsupportedError } from './errors.ts';
 import type { SmemLayout } from './smem-layout.ts';
@@ -53,13 +56,25 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
       }
       return sorted[lo];
     };
+    const gaps = new Map<string, number>();
+    const dsts = new Map<string, Set<number>>();
     for (const e of unsized) {
+      const key = keyOf(e);
+      const set = dsts.get(key) ?? new Set<number>();
+      set.add(e.dst);
+      dsts.set(key, set);
       const next = nextAbove(e.dst);
       if (next === undefined) continue;
       const gap = next - e.dst;
-      const key = keyOf(e);
-      const prev = sizes.get(key);
-      if (prev === undefined || gap < prev) sizes.set(key, gap);
+      const prev = gaps.get(key);
+      if (prev === undefined || gap < prev) gaps.set(key, gap);
+    }
+    // 2. ring stride
+    for (const [key, set] of dsts) {
+      const sorted = [...set].sort((a, b) => a - b);
+      let stride = Infinity;
+      for (let i = 1; i < sorted.length; i++) stride = Math.min(stride, (sorted[i] ?? 0) - (sorted[i - 1] ?? 0));
+      if (Number.isFinite(stride)) sizes.set(key, Math.min(stride, gaps.get(key) ?? Infinity));
     }
     // 3. from expect_tx, barrier by barrier, until nothing changes
     for (let changed = true; changed; ) {
@@ -82,18 +97,28 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
           else slot.open.set(keyOf(e), (slot.open.get(keyOf(e)) ?? 0) + e.copies);
         }
       }
+      const proposals = new Map<string, Set<number>>();
       for (const [bar, { known, open }] of perBar) {
-        if (open.size !== 1) continue;
-        const [key, copies] = [...open][0] ?? ['', 0];
         const total = expected.get(bar);
+        const copies = [...open.values()].reduce((a, b) => a + b, 0);
         if (total === undefined || copies === 0) continue;
         const each = (total - known) / copies;
-        if (Number.isInteger(each) && each > 0) {
-          sizes.set(key, each);
+        for (const key of open.keys()) {
+          const set = proposals.get(key) ?? new Set<number>();
+          set.add(Number.isInteger(each) && each > 0 ? each : -1);
+          proposals.set(key, set);
+        }
+      }
+      for (const [key, set] of proposals) {
+        const [only] = set;
+        if (set.size === 1 && only !== undefined && only > 0) {
+          sizes.set(key, only);
           changed = true;
         }
       }
     }
+    // 4. the gap
+    for (const [key, gap] of gaps) if (!sizes.has(key)) sizes.set(key, gap);
   }
   return warps.map((w) =>
     w.map((e) => {

@@ -105,6 +105,8 @@ export interface PtxFunction {
 
 export interface PtxModule {
   readonly file: string;
+  /** Comments with their lines (generators put annotations there, e.g. the emitter's `arefcheck-buffer`). */
+  readonly comments?: readonly { readonly line: number; readonly text: string }[];
   readonly version?: string;
   readonly target?: string;
   readonly addressSize?: number;

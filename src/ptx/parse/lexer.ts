@@ -29,8 +29,14 @@ function isHex(c: number): boolean {
   return isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
 
-/** Split PTX text into tokens; comments are dropped, positions are 1-based. */
-export function tokenize(text: string, file: string): Token[] {
+export interface Comment {
+  readonly line: number;
+  /** The comment's text without its delimiters, trimmed. */
+  readonly text: string;
+}
+
+/** Split PTX text into tokens, positions 1-based; comments go to `comments` when given. */
+export function tokenize(text: string, file: string, comments?: Comment[]): Token[] {
   const out: Token[] = [];
   const n = text.length;
   let i = 0;
@@ -56,12 +62,14 @@ export function tokenize(text: string, file: string): Token[] {
     if (c === 47 && text.charCodeAt(i + 1) === 47) {
       // line comment
       while (i < n && text.charCodeAt(i) !== 10) i++;
+      comments?.push({ line, text: text.slice(start + 2, i).trim() });
       continue;
     }
     if (c === 47 && text.charCodeAt(i + 1) === 42) {
       // block comment: keep line counting right
       const end = text.indexOf('*/', i + 2);
       if (end < 0) fail('unterminated /* comment', start);
+      comments?.push({ line, text: text.slice(i + 2, end).trim() });
       for (let j = i; j < end; j++) {
         if (text.charCodeAt(j) === 10) {
           line++;

@@ -8,7 +8,7 @@ import type {
   Block, Guard, Instruction, Operand, ParamDecl, PerfDirectives, PtxFunction, PtxModule, RegDecl, Statement, StateSpace, VarDecl,
 } from './ast.ts';
 import { STATE_SPACES } from './ast.ts';
-import { floatLiteralBits, parseIntLiteral, tokenize, type Token } from './lexer.ts';
+import { floatLiteralBits, parseIntLiteral, tokenize, type Comment, type Token } from './lexer.ts';
 
 /** Directives that run to the end of their line (no `;`). */
 const LINE_DIRECTIVES = new Set(['.loc', '.file', '.version', '.target', '.address_size']);
@@ -17,7 +17,9 @@ const LINKAGE = new Set(['.visible', '.extern', '.weak', '.common']);
 const SPACE_DIRS = new Set(STATE_SPACES.map((s) => `.${s}`));
 
 export function parsePtx(text: string, file: string): PtxModule {
-  return new Parser(tokenize(text, file), file).module();
+  const comments: Comment[] = [];
+  const module = new Parser(tokenize(text, file, comments), file).module();
+  return { ...module, comments };
 }
 
 class Parser {
