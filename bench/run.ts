@@ -184,7 +184,7 @@ async function main(argv: readonly string[]): Promise<void> {
   sections.push(
     `## The pipeline family, C = 1, K = ${familyK}, at both levels`,
     '',
-    'With K > D, D ≤ P must deadlock and D > P must be verified. The trace length of each deadlock is its BFS depth (the shortest).',
+    'With K > D, D ≤ P must deadlock and D > P must be verified. "after N steps": the length of the counterexample, a shortest one (BFS).',
     '',
     ...familyTable(benchFamily(familyK)),
     '',
