@@ -171,6 +171,8 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.ops.map((o) => o.loc.line)), warps: 1, body: toStmts(w.ops) } });
     }
   }
+  // a kernel with no synchronization at all is still a program: one empty role
+  if (roles.length === 0) roles.push({ first: 0, role: { name: namer([0], []), warps: 1, body: [] } });
   const sorted = roles.sort((a, b) => a.first - b.first).map((r) => r.role);
   // names must be unique: a role split into warps gets the warp in its name
   const seen = new Map<string, number>();

@@ -74,6 +74,12 @@ function launchShape(kernel: PtxFunction, options: LiftOptions): Launch {
 /** Execute every warp of one CTA and record its synchronization events (before any folding). */
 export function traceKernel(module: PtxModule, options: LiftOptions = {}): KernelTrace {
   const kernel = pickKernel(module, options.kernel);
+  for (const name of options.params?.keys() ?? []) {
+    const byPos = /^\d+$/.test(name) ? kernel.params[Number(name)] : undefined;
+    if (!byPos && !kernel.params.some((p) => p.name === name)) {
+      throw new InputError(`kernel ${kernel.name} has no parameter '${name}' (parameters: ${kernel.params.map((p) => p.name).join(', ') || 'none'})`);
+    }
+  }
   const launch = launchShape(kernel, options);
   const layout = layoutSharedMemory(module);
   const flats = new Map<string, FlatFunction>();
@@ -95,12 +101,6 @@ export function traceKernel(module: PtxModule, options: LiftOptions = {}): Kerne
 export function liftKernel(module: PtxModule, options: LiftOptions = {}): Program {
   const trace = traceKernel(module, options);
   const layout = trace.layout;
-  for (const name of options.params?.keys() ?? []) {
-    const byPos = /^\d+$/.test(name) ? trace.kernel.params[Number(name)] : undefined;
-    if (!byPos && !trace.kernel.params.some((p) => p.name === name)) {
-      throw new InputError(`kernel ${trace.kernel.name} has no parameter '${name}' (parameters: ${trace.kernel.params.map((p) => p.name).join(', ') || 'none'})`);
-    }
-  }
   const sized = sizeTensorCopies(trace.warps, layout, options.tmaBytes);
   const merged = sized.map(mergeConsecutiveCopies);
   const prologue = hoistPrologue(merged, trace.blockThreads);

@@ -147,15 +147,16 @@ export function buildResources(
   const sortedRegions = [...regions.values()].sort((a, b) => a.base - b.base);
   for (const r of sortedRegions) {
     const pure = r.sym !== undefined && !r.sym.dynamic && !barSyms.has(r.sym);
+    // slot boundaries come from TMA copies; without any, from generic access ranges (wgmma
+    // descriptor start addresses say nothing about slot sizes)
     const defining = r.accesses.filter((a) => a.defining);
-    const basis = defining.length > 0 ? defining : r.accesses;
+    const basis = defining.length > 0 ? defining : r.accesses.filter((a) => !a.point);
     let g = 0;
     for (const a of basis) {
       g = gcd(g, a.lo - r.base);
       if (!a.point) g = gcd(g, a.hi - a.lo);
     }
     const symSize = r.sym && Number.isFinite(r.sym.size) ? r.sym.size : 0;
-    if (pure) g = gcd(g, symSize);
     const maxHi = Math.max(...r.accesses.map((a) => a.hi));
     const minLo = Math.min(...r.accesses.map((a) => a.lo));
     if (g === 0) g = pure ? Math.max(1, symSize) : Math.max(1, maxHi - r.base);
@@ -164,7 +165,8 @@ export function buildResources(
     r.slotBytes = g;
     if (pure && r.sym) {
       const name = unique(symName(r.sym));
-      const slots = Math.max(1, Math.floor(symSize / g));
+      // the symbol's whole extent is the buffer, so slots no access touched (fewer iterations than slots) still count
+      const slots = Math.max(1, Math.ceil(symSize / g));
       resources.push({ kind: 'buffer', name, slots, bytes: g });
       for (let c = 0; c < slots; c++) r.cells.set(c, { name, index: num(c) });
       // accesses past the declared end still need a slot

@@ -1,0 +1,263 @@
+// The lifter on small hand-written kernels: one behaviour of the warp interpreter or of the
+// event → Program stages each (lanes, divergence, calls, memory, errors, sizing, folding).
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/diag.ts';
+import type { Program } from '../../src/ir/program.ts';
+import { parsePtx } from '../../src/ptx/parse/parser.ts';
+import { liftKernel, liftPtxFile, traceKernel, type LiftOptions } from '../../src/ptx/lift/index.ts';
+import { UnsupportedError } from '../../src/ptx/lift/errors.ts';
+import { roleText } from './helpers.ts';
+
+interface KernelSpec {
+  readonly body: string;
+  readonly block?: number | null;
+  readonly decls?: string;
+  readonly params?: string;
+  readonly funcs?: string;
+}
+
+function ptx(k: KernelSpec): string {
+  const block = k.block === null ? '' : `.reqntid ${k.block ?? 32}\n`;
+  return [
+    '.version 8.4', '.target sm_90a', '.address_size 64',
+    '.shared .align 8 .b64 bar[4];',
+    '.shared .align 128 .b8 buf[2048];',
+    k.decls ?? '',
+    k.funcs ?? '',
+    `.visible .entry k(${k.params ?? ''})`,
+    `${block}{`,
+    '\t.reg .pred %p<16>;', '\t.reg .b32 %r<32>;', '\t.reg .b64 %rd<16>;',
+    k.body,
+    '\tret;', '}', '',
+  ].join('\n');
+}
+
+function lift(k: KernelSpec, options: LiftOptions = {}): Program {
+  return liftKernel(parsePtx(ptx(k), 'k.ptx'), options);
+}
+
+function liftError(k: KernelSpec, options: LiftOptions = {}): InputError {
+  try {
+    lift(k, options);
+  } catch (e) {
+    if (e instanceof InputError) return e;
+    throw e;
+  }
+  throw new Error('expected an error');
+}
+
+/** Thread 0 initialises bar[0..3] with count 1, then the CTA syncs (the prologue); %p1 = thread 0. */
+const INIT = `\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n${[0, 8, 16, 24].map((o) => `\t@%p1 mbarrier.init.shared::cta.b64 [bar+${o}], 1;\n`).join('')}\tbar.sync 0;\n`;
+
+/** 1-based line of the first line of the kernel text containing `needle`. */
+function lineOf(k: KernelSpec, needle: string): number {
+  const i = ptx(k).split('\n').findIndex((l) => l.includes(needle));
+  if (i < 0) throw new Error(`no line with ${needle}`);
+  return i + 1;
+}
+
+describe('lanes and divergence', () => {
+  it('counts arrivals once per executing thread: all 32 lanes, or lane 0 only', () => {
+    expect(roleText(lift({ body: `${INIT}\tmbarrier.arrive.shared::cta.b64 _, [bar];` }), 0)).toEqual(['arrive bar[0] 32']);
+    expect(roleText(lift({ body: `${INIT}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];` }), 0)).toEqual(['arrive bar[0] 1']);
+    expect(roleText(lift({ body: `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.lt.u32 %p2, %r2, 3;\n\t@%p2 mbarrier.arrive.shared::cta.b64 _, [bar], 2;` }), 0)).toEqual(['arrive bar[0] 6']);
+  });
+
+  it('gives lanes that address different barriers their own operations', () => {
+    const body = '\tmov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p1, %r1, 4;\n\tmov.u32 %r2, bar;\n\tshl.b32 %r3, %r1, 3;\n\tadd.s32 %r4, %r2, %r3;\n\t@%p1 mbarrier.init.shared::cta.b64 [%r4], 2;';
+    expect(roleText(lift({ body }), 0)).toEqual(['init bar[0] 2', 'init bar[1] 2', 'init bar[2] 2', 'init bar[3] 2']);
+  });
+
+  it('runs a divergent branch for its lanes and reconverges after it', () => {
+    const body = `${INIT}\t@!%p1 bra $L_skip;\n\tmbarrier.arrive.shared::cta.b64 _, [bar];\n$L_skip:\n\tbar.sync 1, 32;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;`;
+    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 1', 'bar.sync 1 32', 'wait bar[0] 0']);
+  });
+
+  it('elect.sync elects one lane; its index is uniform', () => {
+    const body = `${INIT}\telect.sync %r5|%p3, -1;\n\t@%p3 mbarrier.arrive.shared::cta.b64 _, [bar], %r5;\n\tadd.s32 %r6, %r5, 1;\n\t@%p3 mbarrier.arrive.shared::cta.b64 _, [bar], %r6;`;
+    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 0', 'arrive bar[0] 1']);
+  });
+
+  it('shfl.sync.idx broadcasts a lane value; vote.sync.ballot and activemask see the lanes', () => {
+    const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tadd.s32 %r3, %r2, 5;\n\tshfl.sync.idx.b32 %r4, %r3, 2, 31, -1;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r4;\n\tsetp.lt.u32 %p4, %r2, 2;\n\tvote.sync.ballot.b32 %r7, %p4, -1;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r7;`;
+    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 7', 'arrive bar[0] 3']);
+  });
+
+  it('a spin loop around try_wait is one wait, whichever lanes spin', () => {
+    const body = `${INIT}$L_spin:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p5, [bar], 1;\n\t@!%p5 bra $L_spin;\n\tmbarrier.test_wait.parity.shared::cta.b64 %p6, [bar+0], 0;`;
+    expect(roleText(lift({ body }), 0)).toEqual(['wait bar[0] 1', 'wait bar[0] 0']);
+  });
+});
+
+describe('values, memory and calls', () => {
+  it('unrolls a loop bounded by a param given by name or by position', () => {
+    const body = `${INIT}\tld.param.u32 %r9, [k_K];\n\tmov.u32 %r10, 0;\n$L_loop:\n\tsetp.ge.s32 %p7, %r10, %r9;\n\t@%p7 bra $L_done;\n\tand.b32 %r11, %r10, 1;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p8, [bar], %r11;\n\tadd.s32 %r10, %r10, 1;\n\tbra.uni $L_loop;\n$L_done:`;
+    const spec = { body, params: '.param .u32 k_K' };
+    expect(roleText(lift(spec, { params: new Map([['k_K', 3]]) }), 0)).toEqual(['wait bar[0] 0', 'wait bar[0] 1', 'wait bar[0] 0']);
+    expect(roleText(lift(spec, { params: new Map([['0', 2]]) }), 0)).toEqual(['wait bar[0] 0', 'wait bar[0] 1']);
+    expect(liftError(spec).message).toBe(`unsupported: branch on loaded data at line ${lineOf(spec, '@%p7 bra')}: the condition depends on param k_K, which was not given (use --param k_K=…)`);
+    expect(liftError(spec, { params: new Map([['K', 3]]) }).message).toMatch(/^kernel k has no parameter 'K' \(parameters: k_K\)$/);
+  });
+
+  it('refuses a branch on data loaded from global memory, naming both lines', () => {
+    const body = `\tld.param.u64 %rd1, [k_p];\n\tld.global.u32 %r2, [%rd1+4];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n$L_x:`;
+    const spec = { body, params: '.param .u64 k_p' };
+    const e = liftError(spec);
+    expect(e).toBeInstanceOf(UnsupportedError);
+    const at = lineOf(spec, '@%p2 bra');
+    expect(e.format()).toBe(`k.ptx:${at}:2: error: unsupported: branch on loaded data at line ${at}: the condition depends on data loaded at line ${lineOf(spec, 'ld.global')}`);
+  });
+
+  it('keeps pointer arithmetic on unknown params symbolic (value tags of bulk copies)', () => {
+    const body = `${INIT}\tld.param.u64 %rd1, [k_src];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tadd.s64 %rd3, %rd2, 512;\n\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 256;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf+256], [%rd3], 256, [bar];`;
+    const p = lift({ body, params: '.param .u64 k_src' });
+    const load = p.roles[0]?.body.find((s) => s.kind === 'op' && s.op.kind === 'tma.load');
+    expect(load?.kind === 'op' ? load.op : undefined).toMatchObject({ kind: 'tma.load', target: { name: 'buf' }, bytes: { value: 256 }, value: { kind: 'num', value: 2 } });
+  });
+
+  it('spills to local memory and reads back (debug builds keep loop counters there)', () => {
+    const decls = '';
+    const body = `${INIT}\t.local .align 4 .b8 __local_depot0[8];\n\tmov.u64 %rd1, __local_depot0;\n\tcvta.local.u64 %rd2, %rd1;\n\tmov.u32 %r2, 1;\n\tst.u32 [%rd2+4], %r2;\n\tld.local.u32 %r3, [%rd1+4];\n\tsetp.eq.u32 %p2, %r3, 1;\n\t@%p2 bra $L_one;\n\tmbarrier.arrive.shared::cta.b64 _, [bar];\n$L_one:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], %r3;`;
+    expect(roleText(lift({ body, decls }), 0)).toEqual(['wait bar[0] 1']);
+  });
+
+  it('converts between generic and shared addresses (cvta.shared / cvta.to.shared, generic mbarrier ops)', () => {
+    const body = `${INIT}\tmov.u64 %rd1, bar;\n\tcvta.shared.u64 %rd2, %rd1;\n\tadd.s64 %rd3, %rd2, 8;\n\tmbarrier.arrive.b64 %rd4, [%rd3];\n\tcvta.to.shared.u64 %rd5, %rd3;\n\tcvt.u32.u64 %r6, %rd5;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r6], 0;`;
+    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[1] 32', 'wait bar[1] 0']);
+  });
+
+  it('follows .func calls with .param arguments and return values', () => {
+    const funcs = `.func (.param .b32 ret) arrive_on(.param .b32 addr, .param .b32 n)\n{\n\t.reg .b32 %a<4>;\n\tld.param.b32 %a1, [addr];\n\tld.param.b32 %a2, [n];\n\tmbarrier.arrive.shared::cta.b64 _, [%a1], %a2;\n\tadd.s32 %a3, %a2, 1;\n\tst.param.b32 [ret], %a3;\n\tret;\n}`;
+    const body = `${INIT}\tmov.u32 %r2, bar;\n\tadd.s32 %r2, %r2, 16;\n\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r2;\n\t.param .b32 param1;\n\tst.param.b32 [param1], 3;\n\t.param .b32 retval0;\n\t@%p1 call.uni (retval0), arrive_on, (param0, param1);\n\tld.param.b32 %r3, [retval0];\n\t}\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r3;`;
+    const p = lift({ body, funcs });
+    expect(roleText(p, 0)).toEqual(['arrive bar[2] 3', 'arrive bar[0] 4']);
+    const first = p.roles[0]?.body[0];
+    expect(first?.loc?.line).toBe(lineOf({ body, funcs }, 'mbarrier.arrive.shared::cta.b64 _, [%a1]')); // inside the function
+  });
+
+  it('treats unknown instructions as opaque: results unknown, no crash; a branch on them names the opcode', () => {
+    const body = `${INIT}\tfrobnicate.sync.b32 %r2, %r1, 7;\n\tmbarrier.arrive.shared::cta.b64 _, [bar];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n$L_x:`;
+    expect(liftError({ body }).message).toBe(
+      `unsupported: branch on loaded data at line ${lineOf({ body }, '@%p2 bra')}: the condition depends on the result of 'frobnicate.sync.b32' at line ${lineOf({ body }, 'frobnicate')}`,
+    );
+    expect(roleText(lift({ body: `${INIT}\tfrobnicate.sync.b32 %r2, %r1, 7;\n\tmbarrier.arrive.shared::cta.b64 _, [bar];` }), 0)).toEqual(['arrive bar[0] 32']);
+  });
+
+  it('computes integer ALU results exactly, including 64-bit descriptors', () => {
+    const body = `${INIT}\tmov.u32 %r2, buf;\n\tadd.s32 %r2, %r2, 1024;\n\tbfe.u32 %r3, %r2, 4, 14;\n\tcvt.u64.u32 %rd1, %r3;\n\tor.b64 %rd2, %rd1, 4611686293305294848;\n\tadd.s64 %rd3, %rd2, 2;\n\tmov.pred %p9, -1;\n\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, %rd2, %rd3, %p9, 1, 1, 0, 0;\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;`;
+    // buf: 2048 bytes; the descriptors address 1024 and 1056 of it
+    const p = lift({ body });
+    expect(roleText(p, 0)).toEqual(['wgmma.issue buf[0]', 'wgmma.commit', 'wgmma.wait 0']);
+    expect(p.resources.find((r) => r.kind === 'buffer')).toEqual({ kind: 'buffer', name: 'buf', slots: 1, bytes: 2048 });
+  });
+});
+
+describe('refusals and limits', () => {
+  it('refuses try_wait on a phase token (only .parity is modelled)', () => {
+    const body = `${INIT}\tmbarrier.arrive.shared::cta.b64 %rd1, [bar];\n\tmbarrier.try_wait.shared::cta.b64 %p2, [bar], %rd1;`;
+    expect(liftError({ body }).message).toBe(
+      `unsupported: 'mbarrier.try_wait.shared::cta.b64' at line ${lineOf({ body }, 'try_wait')} waits on a phase token; only the .parity form is modelled`,
+    );
+  });
+
+  it('refuses a barrier address that depends on loaded data', () => {
+    const body = `\tld.shared.u32 %r2, [buf];\n\tmbarrier.arrive.shared::cta.b64 _, [%r2];`;
+    expect(liftError({ body }).message).toBe("unsupported: the barrier address of 'mbarrier.arrive.shared::cta.b64' at line 15 depends on shared-memory data loaded at line 14");
+  });
+
+  it('refuses tcgen05 and arrive_drop', () => {
+    expect(liftError({ body: '\ttcgen05.fence::after_thread_sync;' }).message).toMatch(/^unsupported: 'tcgen05\.fence::after_thread_sync' at line 14 \(Blackwell/);
+    expect(liftError({ body: '\tmbarrier.arrive_drop.shared::cta.b64 _, [bar];' }).message).toMatch(/arrive_drop changes the expected count/);
+  });
+
+  it('reports a trap the kernel reaches', () => {
+    expect(liftError({ body: '\ttrap;' }).format()).toBe('k.ptx:14:2: error: unsupported: the kernel executes trap at line 14 with these parameters (it would abort)');
+  });
+
+  it('stops an endless loop at the instruction budget', () => {
+    const e = liftError({ body: '$L_forever:\n\tbra.uni $L_forever;' }, { maxSteps: 10_000 });
+    expect(e.message).toMatch(/^unsupported: execution stopped after 10000 instructions in warp 0, at line 15/);
+  });
+
+  it('needs a block size: .reqntid, .maxntid or --block', () => {
+    expect(liftError({ body: '', block: null }).message).toBe('kernel k has no .reqntid or .maxntid; give the block size with --block N');
+    expect(lift({ body: `${INIT}\tmbarrier.arrive.shared::cta.b64 _, [bar];`, block: null }, { block: 64 }).roles.map((r) => [r.name, r.warps])).toEqual([['warps0_1', 2]]);
+  });
+
+  it('picks kernels: liftKernel needs a name when there are several, liftPtxFile lifts all', () => {
+    const two = `${ptx({ body: '' })}\n.visible .entry k2()\n.reqntid 32\n{\n\tret;\n}\n`;
+    expect(() => liftKernel(parsePtx(two, 'two.ptx'))).toThrow(/has 2 kernels \(k, k2\); name one with --kernel/);
+    expect(liftPtxFile(two, 'two.ptx').map((k) => k.kernel)).toEqual(['k', 'k2']);
+    expect(liftPtxFile(two, 'two.ptx', { kernel: 'k2' }).map((k) => k.kernel)).toEqual(['k2']);
+    expect(() => liftPtxFile(two, 'two.ptx', { kernel: 'nope' })).toThrow(/no kernel named 'nope' in two\.ptx \(kernels: k, k2\)/);
+  });
+
+  it('rejects an undeclared register and an unknown label with their positions', () => {
+    expect(liftError({ body: '\tadd.s32 %q1, %q1, 1;' }).format()).toBe("k.ptx:14:10: error: undeclared register '%q1'");
+    expect(liftError({ body: '\tbra.uni $L_nowhere;' }).format()).toBe("k.ptx:14:10: error: unknown label '$L_nowhere'");
+  });
+});
+
+describe('events → program', () => {
+  it('turns prologue inits (before the first CTA-wide bar.sync) into declarations and drops that bar.sync', () => {
+    const p = lift({ body: `${INIT}\tmbarrier.arrive.shared::cta.b64 _, [bar];` });
+    expect(p.resources).toEqual([{ kind: 'mbarrier', name: 'bar', size: 4, count: 1 }]);
+    expect(roleText(p, 0)).toEqual(['arrive bar[0] 32']);
+  });
+
+  it('keeps inits as ops when repeated, done by several threads, or not followed by bar.sync', () => {
+    const twice = `\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;\n\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;\n\tbar.sync 0;`;
+    expect(roleText(lift({ body: twice }), 0)).toEqual(['init bar[0] 1', 'init bar[0] 1', 'bar.sync 0 32']);
+    expect(roleText(lift({ body: '\tmbarrier.init.shared::cta.b64 [bar], 1;\n\tbar.sync 0;' }), 0)).toEqual([...Array(32).fill('init bar[0] 1'), 'bar.sync 0 32']);
+    expect(roleText(lift({ body: '\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;' }), 0)).toEqual(['init bar[0] 1']);
+  });
+
+  it('splits a multi-thread arrive.expect_tx into expect_tx and arrive', () => {
+    const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.lt.u32 %p2, %r2, 2;\n\t@%p2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 100;`;
+    expect(roleText(lift({ body }), 0)).toEqual(['expect_tx bar[0] 200', 'arrive bar[0] 2']);
+  });
+
+  it('sizes tensor copies from the ring stride, then expect_tx, or --tma-bytes', () => {
+    const copy = (dst: number, b: number, x: number): string =>
+      `\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [buf+${dst}], [%rd1, {${x}, 0}], [bar+${8 * b}];`;
+    const head = `${INIT}\tmov.b64 %rd1, k_map;\n`;
+    const params = '.param .align 64 .b8 k_map[128]';
+    // two slots 512 apart: the stride says 512, although expect_tx says 1000 (a wrong expect_tx stays visible)
+    const expect2 = (b: number, bytes: number): string => `\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+${8 * b}], ${bytes};`;
+    const ring = `${head}${expect2(0, 1000)}\n${copy(0, 0, 0)}\n${expect2(1, 512)}\n${copy(512, 1, 64)}`;
+    expect(roleText(lift({ body: ring, params }), 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf[0] bar[0] 512', 'tma.load buf[1] bar[1] 512']);
+    // one copy: expect_tx decides
+    const one = `${head}\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 768;\n${copy(0, 0, 0)}`;
+    expect(roleText(lift({ body: one, params }), 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf[0] bar[0] 768']);
+    expect(roleText(lift({ body: one, params }, { tmaBytes: 256 }), 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf[0] bar[0] 256']);
+  });
+
+  it('merges consecutive adjacent copies of one thread on one barrier into one tma.load', () => {
+    const body = `${INIT}\tmov.u64 %rd1, 0;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 256, [bar];\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf+256], [%rd1], 256, [bar];\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf+512], [%rd1], 512, [bar+8];`;
+    const p = lift({ body });
+    expect(roleText(p, 0)).toEqual(['tma.load buf[0] bar[0] 512', 'tma.load buf[1] bar[1] 512']);
+    expect(p.resources).toContainEqual({ kind: 'buffer', name: 'buf', slots: 4, bytes: 512 });
+  });
+
+  it('folds warps in lockstep, summing their elected arrivals', () => {
+    const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.eq.u32 %p2, %r2, 0;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\tld.shared.u32 %r3, [buf];\n\t@%p2 mbarrier.arrive.shared::cta.b64 _, [bar+8];`;
+    const p = lift({ body, block: 128 });
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4]]);
+    expect(roleText(p, 0)).toEqual(['wait bar[0] 0', 'read buf[0]', 'arrive bar[1] 4']);
+  });
+
+  it('does not fold when one warp signals after the others read with no bar.sync between (M14)', () => {
+    const body = `${INIT}\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\tld.shared.u32 %r3, [buf];\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar+8];`;
+    const split = lift({ body, block: 64 });
+    expect(split.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warp1', 1]]);
+    const synced = lift({ body: body.replace('\t@%p1 mbarrier.arrive', '\tbar.sync 1, 64;\n\t@%p1 mbarrier.arrive'), block: 64 });
+    expect(synced.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_1', 2]]);
+    expect(roleText(synced, 0)).toEqual(['wait bar[0] 0', 'read buf[0]', 'bar.sync 1 64', 'arrive bar[1] 1']);
+  });
+
+  it('records one trace per warp before folding (traceKernel)', () => {
+    const t = traceKernel(parsePtx(ptx({ body: `${INIT}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];`, block: 64 }), 'k.ptx'));
+    expect(t.blockThreads).toBe(64);
+    expect(t.warps.map((w) => w.map((e) => e.k))).toEqual([['init', 'init', 'init', 'init', 'bar.sync', 'arrive'], ['bar.sync']]);
+  });
+});
