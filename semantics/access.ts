@@ -65,16 +65,25 @@ export function readRace(m: Machine, s: MachineState, know: Knowledge, slot: num
   if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
   const w = writeEvent(m, slot);
   if (isPresent(s, w) && !has(know, w)) return `race on ${name}: ${what} is not ordered after the write it may read (read-after-write)`;
-  if (async && isPresent(s, w) && s.slotGeneric[slot] === 1 && !has(know, fenceEvent(m, slot)))
+  if (async && isPresent(s, w) && s.slotGeneric[slot] === 1 && !knowsAFence(m, s, know, slot))
     return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
   return undefined;
+}
+
+/** Some role's proxy fence after the slot's last write is HB-before the reader. */
+function knowsAFence(m: Machine, s: MachineState, know: Knowledge, slot: number): boolean {
+  for (let r = 0; r < m.roles.length; r++) {
+    const f = fenceEvent(m, slot, r);
+    if (isPresent(s, f) && has(know, f)) return true;
+  }
+  return false;
 }
 
 /** Perform a write: a fresh write event known to `owner`; earlier reads and fences are superseded. */
 export function doWrite(m: Machine, s: MachineState, slot: number, value: number, generic: boolean, owner: Knowledge): void {
   s.slotValue[slot] = value;
   s.slotGeneric[slot] = generic ? 1 : 0;
-  retireEvent(s, fenceEvent(m, slot));
+  for (let r = 0; r < m.roles.length; r++) retireEvent(s, fenceEvent(m, slot, r));
   for (let kind = 0; kind < READER_KINDS; kind++)
     for (let r = 0; r < m.roles.length; r++) retireEvent(s, readEvent(m, slot, kind, r));
   freshEvent(s, writeEvent(m, slot), owner);

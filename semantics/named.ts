@@ -104,7 +104,10 @@ const fenceProxyAsync: OpRules = {
     const know = s.hb.roles[r] ?? [];
     for (let slot = 0; slot < m.slotCount; slot++) {
       const w = writeEvent(m, slot);
-      if (s.slotGeneric[slot] === 1 && isPresent(s, w) && has(know, w)) freshEvent(s, fenceEvent(m, slot), know);
+      // only the role's first fence after the write is an event: a later one is ordered after it, so an
+      // agent that learns of the later one knows the first; refreshing it would erase what others learned
+      const f = fenceEvent(m, slot, r);
+      if (s.slotGeneric[slot] === 1 && isPresent(s, w) && has(know, w) && !isPresent(s, f)) freshEvent(s, f, know);
     }
   },
 };

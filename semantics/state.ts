@@ -133,17 +133,20 @@ export const READ_GENERIC = 0;
 export const READ_WGMMA = 1;
 export const READ_STORE = 2;
 
-/** Events per slot: last write, fence after a generic write, last read of each reader class. */
+/**
+ * Events per slot: last write; per role, its last proxy fence after that write (a fence by one
+ * role must not erase what others learned of another role's fence); last read of each reader class.
+ */
 export function eventsPerSlot(m: Machine): number {
-  return 2 + READER_KINDS * m.roles.length;
+  return 1 + (1 + READER_KINDS) * m.roles.length;
 }
 export function eventWords(m: Machine): number {
   return Math.max(1, Math.ceil((m.slotCount * eventsPerSlot(m)) / 32));
 }
 export const writeEvent = (m: Machine, slot: number): number => slot * eventsPerSlot(m);
-export const fenceEvent = (m: Machine, slot: number): number => slot * eventsPerSlot(m) + 1;
+export const fenceEvent = (m: Machine, slot: number, role: number): number => slot * eventsPerSlot(m) + 1 + role;
 export const readEvent = (m: Machine, slot: number, kind: number, role: number): number =>
-  slot * eventsPerSlot(m) + 2 + kind * m.roles.length + role;
+  slot * eventsPerSlot(m) + 1 + m.roles.length + kind * m.roles.length + role;
 
 export function roleDone(m: Machine, s: MachineState, r: number): boolean {
   return (s.roles[r]?.pc ?? 0) >= (m.roles[r]?.code.length ?? 0);

@@ -60,23 +60,39 @@ export function enabledActions(m: Machine, s: MachineState, out: Action[] = []):
 
 /** Apply `a` to `s` in place (callers pass a copy or an immer draft). */
 export function executeAction(m: Machine, s: MachineState, a: Action): void {
-  if (a.kind === 'land') {
-    landTma(m, s, a.index);
-    return;
+  if (a.kind === 'land') landTma(m, s, a.index);
+  else if (a.kind === 'retire') retireGroup(m, s, a.role, a.unit);
+  else {
+    const ctx = ctxFor(m, s, a.role);
+    const rs = s.roles[a.role];
+    if (!ctx || !rs) return;
+    RULES[ctx.instr.op.kind].execute(ctx);
+    rs.steps += 1;
+    if (s.violation || staysAtBarrier(s, a.role)) return;
+    if (ctx.instr.op.kind === 'tma.load') s.tma.sort(compareTma);
+    rs.pc += 1;
+    settle(m, s, a.role);
   }
-  if (a.kind === 'retire') {
-    retireGroup(m, s, a.role, a.unit);
-    return;
+  if (!s.violation && isFinished(m, s)) checkArefsAtEnd(m, s);
+}
+
+/**
+ * When everything has finished, every aref slot must be empty again, ⟨_, 0, 1⟩ (as SPIN's
+ * aref.pml asserts): a slot still full lost its value, one still borrowed misses its consumed
+ * (in a persistent kernel the next tile would deadlock on it).
+ */
+function checkArefsAtEnd(m: Machine, s: MachineState): void {
+  for (let a = 0; a < m.arefSlotCount; a++) {
+    const name = m.slotNames[a];
+    if (s.arefF[a] === 1) {
+      s.violation = { kind: 'protocol', message: `at the end ${name} is still full: the value ${s.slotValue[a]} put into it was never taken (lost data)`, role: 0 };
+      return;
+    }
+    if (s.arefE[a] === 0) {
+      s.violation = { kind: 'protocol', message: `at the end ${name} is still borrowed: a consumed is missing (the next use of the ring would block on it)`, role: 0 };
+      return;
+    }
   }
-  const ctx = ctxFor(m, s, a.role);
-  const rs = s.roles[a.role];
-  if (!ctx || !rs) return;
-  RULES[ctx.instr.op.kind].execute(ctx);
-  rs.steps += 1;
-  if (s.violation || staysAtBarrier(s, a.role)) return;
-  if (ctx.instr.op.kind === 'tma.load') s.tma.sort(compareTma);
-  rs.pc += 1;
-  settle(m, s, a.role);
 }
 
 /** In-flight copies are kept sorted so equal sets encode equally whatever the issue order. */

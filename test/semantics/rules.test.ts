@@ -95,6 +95,24 @@ role c warps 1:
     expect(end.violation?.kind).toBe('fifo');
   });
 
+  it('at the end every slot must be empty again: a missing last consumed is reported', () => {
+    const text = (release: boolean): string => `aref A[2]
+role p warps 1:
+  put A[0], 0
+  put A[1], 1
+role c warps 1:
+  get A[0] expect 0
+  consumed A[0]
+  get A[1] expect 1
+${release ? '  consumed A[1]\n' : ''}`;
+    const bad = boot(text(false));
+    const end = runToEnd(bad.m, bad.s);
+    expect(end.violation?.kind).toBe('protocol');
+    expect(end.violation?.message).toMatch(/at the end A\[1\] is still borrowed: a consumed is missing/);
+    const good = boot(text(true));
+    expect(isFinished(good.m, runToEnd(good.m, good.s))).toBe(true);
+  });
+
   it('get reports a FIFO violation when the slot holds another value', () => {
     const { m, s } = boot(`aref A[1]
 role p warps 1:
