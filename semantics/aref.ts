@@ -18,6 +18,10 @@ export function slotText(ctx: OpCtx, slot: number): string {
 }
 
 const put: OpRules = {
+  isBlocked(ctx) {
+    const a = peekResolve(ctx, 0);
+    return a !== undefined && ctx.s.arefE[a] !== 1;
+  },
   blockedReason(ctx) {
     const a = peekResolve(ctx, 0);
     if (a === undefined || ctx.s.arefE[a] === 1) return undefined;
@@ -40,6 +44,10 @@ const put: OpRules = {
 };
 
 const get: OpRules = {
+  isBlocked(ctx) {
+    const a = peekResolve(ctx, 0);
+    return a !== undefined && ctx.s.arefF[a] !== 1;
+  },
   blockedReason(ctx) {
     const a = peekResolve(ctx, 0);
     if (a === undefined || ctx.s.arefF[a] === 1) return undefined;

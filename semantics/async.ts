@@ -47,6 +47,11 @@ function outstanding(rs: RoleState, u: Unit): number {
 
 function waitRules(u: Unit, name: string): OpRules {
   return {
+    isBlocked(ctx) {
+      const n = peekArg(ctx, 0);
+      const rs = ctx.s.roles[ctx.r];
+      return rs !== undefined && !Number.isNaN(n) && outstanding(rs, u) > n;
+    },
     blockedReason(ctx) {
       const n = peekArg(ctx, 0);
       const rs = ctx.s.roles[ctx.r];

@@ -17,6 +17,8 @@ export interface OpCtx {
 /** A rule family: why an op cannot run now (undefined = enabled), and its effect. */
 export interface OpRules {
   blockedReason(ctx: OpCtx): string | undefined;
+  /** The same question without building the message (the explorer asks it for every state). */
+  isBlocked?(ctx: OpCtx): boolean;
   execute(ctx: OpCtx): void;
 }
 

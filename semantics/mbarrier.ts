@@ -150,6 +150,12 @@ const completeTx: OpRules = {
 };
 
 const wait: OpRules = {
+  isBlocked(ctx) {
+    const b = peekResolve(ctx, 0);
+    const p = peekArg(ctx, 0);
+    const bar = b === undefined ? undefined : ctx.s.barriers[b];
+    return bar !== undefined && bar.valid === 1 && (p === 0 || p === 1) && (bar.phase & 1) === p;
+  },
   blockedReason(ctx) {
     const b = peekResolve(ctx, 0);
     const p = peekArg(ctx, 0);

@@ -77,6 +77,7 @@ export function barSyncBlocked(ctx: OpCtx): string | undefined {
 }
 
 const barSync: OpRules = {
+  isBlocked: (ctx) => ctx.s.roles[ctx.r]?.barState === BAR_WAITING,
   blockedReason: barSyncBlocked,
   execute(ctx) {
     const rs = ctx.s.roles[ctx.r];

@@ -9,7 +9,7 @@ const KINDS: readonly Violation['kind'][] = ['race', 'fifo', 'protocol'];
 
 export class StatePacker {
   private readonly words: number;
-  private readonly buf: number[] = [];
+  private readonly writer = new WordWriter();
   private readonly messages: string[] = [];
   private readonly messageIds = new Map<string, number>();
   private readonly locs: (Loc | undefined)[] = [];
@@ -22,125 +22,94 @@ export class StatePacker {
   }
 
   encode(s: MachineState): Int32Array {
-    const out = this.buf;
-    out.length = 0;
-    const push = (x: number): void => void out.push(x | 0);
-    const list = (xs: readonly number[]): void => {
-      push(xs.length);
-      for (const x of xs) push(x);
-    };
-    const fixed = (xs: readonly number[]): void => {
-      for (const x of xs) push(x);
-    };
-    const groups = (gs: readonly AsyncGroup[]): void => {
-      push(gs.length);
-      for (const g of gs) {
-        list(g.slots);
-        push(g.retired ? 1 : 0);
-        fixed(g.know);
-      }
-    };
+    const w = this.writer;
+    w.n = 0;
     for (const r of s.roles) {
-      push(r.pc);
-      fixed(r.vars);
-      push(r.steps);
-      push(r.barState);
-      list(r.mmaOpen);
-      groups(r.mmaGroups);
-      list(r.storeOpen);
-      groups(r.storeGroups);
+      w.push(r.pc);
+      w.fixed(r.vars);
+      w.push(r.steps);
+      w.push(r.barState);
+      w.list(r.mmaOpen);
+      w.groups(r.mmaGroups);
+      w.list(r.storeOpen);
+      w.groups(r.storeGroups);
     }
-    fixed(s.arefF);
-    fixed(s.arefE);
-    fixed(s.slotValue);
-    fixed(s.slotGeneric);
+    w.fixed(s.arefF);
+    w.fixed(s.arefE);
+    w.fixed(s.slotValue);
+    w.fixed(s.slotGeneric);
     for (const b of s.barriers) {
-      push(b.valid);
-      push(b.phase);
-      push(b.pending);
-      push(b.expected);
-      push(b.tx);
-      push(b.observed);
+      w.push(b.valid);
+      w.push(b.phase);
+      w.push(b.pending);
+      w.push(b.expected);
+      w.push(b.tx);
+      w.push(b.observed);
     }
-    fixed(s.namedCount);
-    fixed(s.namedThreads);
-    push(s.tma.length);
+    w.fixed(s.namedCount);
+    w.fixed(s.namedThreads);
+    w.push(s.tma.length);
     for (const t of s.tma) {
-      push(t.slot);
-      push(t.barrier);
-      push(t.bytes);
-      push(t.value);
-      push(t.role);
+      w.push(t.slot);
+      w.push(t.barrier);
+      w.push(t.bytes);
+      w.push(t.value);
+      w.push(t.role);
     }
-    fixed(s.hb.present);
-    for (const k of s.hb.roles) fixed(k);
-    for (const k of s.hb.barPending) fixed(k);
-    for (const k of s.hb.barDone) fixed(k);
-    for (const k of s.hb.arefSlot) fixed(k);
-    for (const k of s.hb.named) fixed(k);
-    push(s.asyncDone);
+    w.fixed(s.hb.present);
+    for (const k of s.hb.roles) w.fixed(k);
+    for (const k of s.hb.barPending) w.fixed(k);
+    for (const k of s.hb.barDone) w.fixed(k);
+    for (const k of s.hb.arefSlot) w.fixed(k);
+    for (const k of s.hb.named) w.fixed(k);
+    w.push(s.asyncDone);
     if (s.violation) {
-      push(1 + KINDS.indexOf(s.violation.kind));
-      push(this.intern(s.violation.message, s.violation.loc));
-      push(s.violation.role);
-    } else push(0);
-    return Int32Array.from(out);
+      w.push(1 + KINDS.indexOf(s.violation.kind));
+      w.push(this.intern(s.violation.message, s.violation.loc));
+      w.push(s.violation.role);
+    } else w.push(0);
+    return w.out.slice(0, w.n);
   }
 
   decode(w: Int32Array): MachineState {
-    let i = 0;
-    const next = (): number => w[i++] ?? 0;
-    const take = (n: number): number[] => {
-      const xs: number[] = [];
-      for (let j = 0; j < n; j++) xs.push(next());
-      return xs;
-    };
-    const bits = (): number[] => take(this.words).map((x) => x >>> 0);
-    const list = (): number[] => take(next());
-    const groups = (): AsyncGroup[] => {
-      const n = next();
-      const gs: AsyncGroup[] = [];
-      for (let j = 0; j < n; j++) gs.push({ slots: list(), retired: next() === 1, know: bits() });
-      return gs;
-    };
+    const r = new WordReader(w, this.words);
     const m = this.m;
     const roles = m.roles.map((rc) => ({
-      pc: next(),
-      vars: take(rc.varNames.length),
-      steps: next(),
-      barState: next(),
-      mmaOpen: list(),
-      mmaGroups: groups(),
-      storeOpen: list(),
-      storeGroups: groups(),
+      pc: r.next(),
+      vars: r.take(rc.varNames.length),
+      steps: r.next(),
+      barState: r.next(),
+      mmaOpen: r.list(),
+      mmaGroups: r.groups(),
+      storeOpen: r.list(),
+      storeGroups: r.groups(),
     }));
     const namedN = m.usesNamedBarriers ? 16 : 0;
-    const arefF = take(m.arefSlotCount);
-    const arefE = take(m.arefSlotCount);
-    const slotValue = take(m.slotCount);
-    const slotGeneric = take(m.slotCount);
-    const barriers = m.barrierInit.map(() => ({ valid: next(), phase: next(), pending: next(), expected: next(), tx: next(), observed: next() }));
-    const namedCount = take(namedN);
-    const namedThreads = take(namedN);
-    const tmaCount = next();
+    const arefF = r.take(m.arefSlotCount);
+    const arefE = r.take(m.arefSlotCount);
+    const slotValue = r.take(m.slotCount);
+    const slotGeneric = r.take(m.slotCount);
+    const barriers = m.barrierInit.map(() => ({ valid: r.next(), phase: r.next(), pending: r.next(), expected: r.next(), tx: r.next(), observed: r.next() }));
+    const namedCount = r.take(namedN);
+    const namedThreads = r.take(namedN);
+    const tmaCount = r.next();
     const tma: MachineState['tma'] = [];
-    for (let j = 0; j < tmaCount; j++) tma.push({ slot: next(), barrier: next(), bytes: next(), value: next(), role: next() });
-    const present = bits();
-    const each = (n: number): number[][] => Array.from({ length: n }, () => bits());
+    for (let j = 0; j < tmaCount; j++) tma.push({ slot: r.next(), barrier: r.next(), bytes: r.next(), value: r.next(), role: r.next() });
+    const present = r.bits();
     const hb = {
       present,
-      roles: each(m.roles.length),
-      barPending: each(m.barrierCount),
-      barDone: each(m.barrierCount),
-      arefSlot: each(m.arefSlotCount),
-      named: each(namedN),
+      roles: r.eachBits(m.roles.length),
+      barPending: r.eachBits(m.barrierCount),
+      barDone: r.eachBits(m.barrierCount),
+      arefSlot: r.eachBits(m.arefSlotCount),
+      named: r.eachBits(namedN),
     };
-    const asyncDone = next();
+    const asyncDone = r.next();
     const s: MachineState = { roles, arefF, arefE, slotValue, slotGeneric, barriers, namedCount, namedThreads, tma, hb, asyncDone };
-    const kind = next();
+    const kind = r.next();
     if (kind > 0) {
-      const id = next();
-      const role = next();
+      const id = r.next();
+      const role = r.next();
       const v: Violation = { kind: KINDS[kind - 1] ?? 'protocol', message: this.messages[id] ?? '?', role };
       const loc = this.locs[id];
       if (loc) v.loc = loc;
@@ -159,5 +128,84 @@ export class StatePacker {
       this.messageIds.set(key, id);
     }
     return id;
+  }
+}
+
+/** Appends words to a reused scratch array (no closures per call: the encoder is on the hot path). */
+class WordWriter {
+  out = new Int32Array(256);
+  n = 0;
+
+  push(x: number): void {
+    if (this.n === this.out.length) {
+      const bigger = new Int32Array(this.out.length * 2);
+      bigger.set(this.out);
+      this.out = bigger;
+    }
+    this.out[this.n++] = x;
+  }
+
+  fixed(xs: readonly number[]): void {
+    for (let i = 0; i < xs.length; i++) this.push(xs[i]!);
+  }
+
+  list(xs: readonly number[]): void {
+    this.push(xs.length);
+    this.fixed(xs);
+  }
+
+  groups(gs: readonly AsyncGroup[]): void {
+    this.push(gs.length);
+    for (const g of gs) {
+      this.list(g.slots);
+      this.push(g.retired ? 1 : 0);
+      this.fixed(g.know);
+    }
+  }
+}
+
+/** Reads words back in the order WordWriter wrote them. */
+class WordReader {
+  private i = 0;
+  private readonly w: Int32Array;
+  private readonly bitWords: number;
+
+  constructor(w: Int32Array, bitWords: number) {
+    this.w = w;
+    this.bitWords = bitWords;
+  }
+
+  next(): number {
+    return this.w[this.i++] ?? 0;
+  }
+
+  take(n: number): number[] {
+    const xs = new Array<number>(n);
+    for (let j = 0; j < n; j++) xs[j] = this.w[this.i++] ?? 0;
+    return xs;
+  }
+
+  /** A knowledge bitset: words as unsigned numbers. */
+  bits(): number[] {
+    const xs = new Array<number>(this.bitWords);
+    for (let j = 0; j < this.bitWords; j++) xs[j] = (this.w[this.i++] ?? 0) >>> 0;
+    return xs;
+  }
+
+  eachBits(n: number): number[][] {
+    const out: number[][] = [];
+    for (let j = 0; j < n; j++) out.push(this.bits());
+    return out;
+  }
+
+  list(): number[] {
+    return this.take(this.next());
+  }
+
+  groups(): AsyncGroup[] {
+    const n = this.next();
+    const gs: AsyncGroup[] = [];
+    for (let j = 0; j < n; j++) gs.push({ slots: this.list(), retired: this.next() === 1, know: this.bits() });
+    return gs;
   }
 }

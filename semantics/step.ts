@@ -43,10 +43,18 @@ export function roleBlockedReason(m: Machine, s: MachineState, r: number): strin
   return ctx ? RULES[ctx.instr.op.kind].blockedReason(ctx) : undefined;
 }
 
+/** Whether role r can move now (the explorer's question: no message is built). */
+export function roleCanMove(m: Machine, s: MachineState, r: number): boolean {
+  const ctx = ctxFor(m, s, r);
+  if (!ctx) return false;
+  const rules = RULES[ctx.instr.op.kind];
+  return rules.isBlocked ? !rules.isBlocked(ctx) : rules.blockedReason(ctx) === undefined;
+}
+
 export function enabledActions(m: Machine, s: MachineState, out: Action[] = []): Action[] {
   if (s.violation) return out;
   for (let r = 0; r < m.roles.length; r++) {
-    if (!roleDone(m, s, r) && roleBlockedReason(m, s, r) === undefined) out.push({ kind: 'role', role: r });
+    if (roleCanMove(m, s, r)) out.push({ kind: 'role', role: r });
   }
   for (let i = 0; i < s.tma.length; i++) out.push({ kind: 'land', index: i });
   for (let r = 0; r < s.roles.length; r++) {

@@ -5,7 +5,8 @@ import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { arbPipelineParams, arbProgram } from '../../src/arbitraries.ts';
 import { pipelineProgram } from '../../src/pipeline.ts';
-import { cloneState, enabledActions, executeAction, start, SettleLimitError, type MachineState } from '../../semantics/index.ts';
+import { cloneState, enabledActions, executeAction, roleBlockedReason, start, SettleLimitError, type MachineState } from '../../semantics/index.ts';
+import { roleCanMove } from '../../semantics/step.ts';
 import { StatePacker } from '../../semantics/pack.ts';
 
 const plain = (s: MachineState): unknown => JSON.parse(JSON.stringify(s));
@@ -32,6 +33,12 @@ describe('two implementations of the same rules', () => {
         let s: MachineState = state;
         for (const c of choices) {
           expect(plain(packer.decode(packer.encode(s)))).toEqual(plain(s));
+          // the explorer's cheap enabledness test agrees with the rules' explanations
+          for (let r = 0; r < machine.roles.length; r++) {
+            const reason = roleBlockedReason(machine, s, r);
+            if (r < s.roles.length && (s.roles[r]?.pc ?? 0) < (machine.roles[r]?.code.length ?? 0) && !s.violation)
+              expect(roleCanMove(machine, s, r)).toBe(reason === undefined);
+          }
           const actions = enabledActions(machine, s);
           if (actions.length === 0) break;
           const a = actions[c % actions.length]!;
