@@ -74,8 +74,9 @@ describe('lanes and divergence', () => {
   });
 
   it('elect.sync elects one lane; its index is uniform', () => {
-    const body = `${INIT}\telect.sync %r5|%p3, -1;\n\t@%p3 mbarrier.arrive.shared::cta.b64 _, [bar], %r5;\n\tadd.s32 %r6, %r5, 1;\n\t@%p3 mbarrier.arrive.shared::cta.b64 _, [bar], %r6;`;
-    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 0', 'arrive bar[0] 1']);
+    const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.ge.u32 %p2, %r2, 3;\n\t@%p2 elect.sync %r5|%p3, -1;\n\tadd.s32 %r6, %r5, 1;\n\tand.pred %p4, %p2, %p3;\n\t@%p4 mbarrier.arrive.shared::cta.b64 _, [bar], %r6;`;
+    // lanes 3.. take part: lane 3 is elected, and every lane sees index 3
+    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 4']);
   });
 
   it('shfl.sync.idx broadcasts a lane value; vote.sync.ballot and activemask see the lanes', () => {
@@ -182,6 +183,13 @@ describe('refusals and limits', () => {
   it('needs a block size: .reqntid, .maxntid or --block', () => {
     expect(liftError({ body: '', block: null }).message).toBe('kernel k has no .reqntid or .maxntid; give the block size with --block N');
     expect(lift({ body: `${INIT}\tmbarrier.arrive.shared::cta.b64 _, [bar];`, block: null }, { block: 64 }).roles.map((r) => [r.name, r.warps])).toEqual([['warps0_1', 2]]);
+  });
+
+  it('reports a value the Program cannot hold at the PTX position of the operation', () => {
+    const body = `${INIT}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], 0;`;
+    const e = liftError({ body });
+    expect(e.loc?.line).toBe(lineOf({ body }, '[bar], 0;'));
+    expect(e.message).toMatch(/count/);
   });
 
   it('picks kernels: liftKernel needs a name when there are several, liftPtxFile lifts all', () => {

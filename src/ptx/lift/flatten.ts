@@ -107,6 +107,8 @@ class Scope {
 }
 
 const BRANCHES = new Set(['bra', 'brx']);
+/** Register slots per function: far above what ptxas accepts, low enough to allocate. */
+const MAX_REGISTERS = 1 << 20;
 
 export function flattenFunction(fn: PtxFunction, module: PtxModule, layout: SmemLayout): FlatFunction {
   const code: FlatInstr[] = [];
@@ -116,8 +118,9 @@ export function flattenFunction(fn: PtxFunction, module: PtxModule, layout: Smem
   const regParams = new Map<string, number>();
   const root = new Scope(undefined);
 
-  const newSlots = (name: string, n: number): number => {
+  const newSlots = (name: string, n: number, loc?: Loc): number => {
     const base = slotNames.length;
+    if (base + n > MAX_REGISTERS) throw new InputError(`more than ${MAX_REGISTERS} registers in ${fn.name}`, loc ?? fn.loc);
     for (let i = 0; i < n; i++) slotNames.push(n === 1 ? name : `${name}${i}`);
     return base;
   };
@@ -191,8 +194,8 @@ export function flattenFunction(fn: PtxFunction, module: PtxModule, layout: Smem
         scope.labels.set(s.name, { index: -1, name: s.name });
       } else if (s.kind === 'reg') {
         for (const n of s.names) {
-          if (n.count !== undefined) scope.ranges.set(n.name, { base: newSlots(n.name, n.count), count: n.count });
-          else scope.regs.set(n.name, newSlots(n.name, 1));
+          if (n.count !== undefined) scope.ranges.set(n.name, { base: newSlots(n.name, n.count, s.loc), count: n.count });
+          else scope.regs.set(n.name, newSlots(n.name, 1, s.loc));
         }
       } else if (s.kind === 'var') {
         if (s.space === 'param' || s.space === 'local') scope.frameVars.add(s.name);

@@ -48,6 +48,8 @@ interface MemCell {
 }
 
 const MAX_CALL_DEPTH = 64;
+/** Shared memory per CTA on sm_90 is 228 KiB; anything larger is not a shared-memory copy. */
+const MAX_SMEM = 1 << 20;
 const FULL = 0xffffffff;
 
 /** Instructions whose effect the model needs: refusing them on an unknown guard is safer than skipping. */
@@ -275,6 +277,13 @@ export class WarpInterp {
   private known(x: Scalar, what: string, ins: FlatInstr): number {
     if (typeof x === 'bigint') return Number(x);
     this.unsupported(`${what} of '${ins.op.text}' at line ${ins.loc.line} depends on ${this.why(x)}`, ins.loc);
+  }
+
+  /** The byte count of a bulk copy: known, and small enough for shared memory. */
+  private bytesOf(x: Scalar, ins: FlatInstr): number {
+    const n = this.known(x, 'the byte count', ins);
+    if (n <= 0 || n > MAX_SMEM) this.unsupported(`'${ins.op.text}' at line ${ins.loc.line} copies ${n} bytes, which cannot be in shared memory (at most ${MAX_SMEM})`, ins.loc);
+    return n;
   }
 
   /** A shared-window byte offset from an address operand (generic addresses are converted). */
@@ -842,7 +851,7 @@ export class WarpInterp {
         const [d0 = UNINIT, b0 = UNINIT, s0 = UNINIT, src0 = UNINIT, ...cs] = g.xs;
         const dstAddr = this.smem(d0, ins, 'destination');
         const bar = this.smem(b0, ins, 'barrier');
-        const bytes = tensor ? undefined : this.known(s0, 'the byte count', ins);
+        const bytes = tensor ? undefined : this.bytesOf(s0, ins);
         const map = tensor ? mapKey(src0) : undefined;
         const srcRef = !tensor && src0 instanceof SymAddr ? { base: src0.base, offset: Number(src0.offset) } : undefined;
         this.events.push({
@@ -862,7 +871,7 @@ export class WarpInterp {
       for (const g of this.laneGroups(m, [srcV, sizeV])) {
         const [s0 = UNINIT, z0 = UNINIT] = g.xs;
         const srcAddr = this.smem(s0, ins, 'source');
-        const bytes = tensor ? undefined : this.known(z0, 'the byte count', ins);
+        const bytes = tensor ? undefined : this.bytesOf(z0, ins);
         this.events.push({ k: 'tma.store', src: srcAddr, ...(bytes !== undefined ? { bytes } : {}), lane: g.lane, copies: g.n, loc: ins.loc });
       }
       return;

@@ -8,7 +8,8 @@ import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { foldWarps } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
-import { roleName } from './names.ts';
+import { identifier, roleName } from './names.ts';
+import { validateProgram } from '../../lang/validate.ts';
 import { CtaBudget, WarpInterp, type Launch } from './interp.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources } from './resources.ts';
@@ -108,12 +109,23 @@ export function liftKernel(module: PtxModule, options: LiftOptions = {}): Progra
   const res = buildResources(prologue.warps, layout, prologue.declared, hints.buffers);
   const perWarp = prologue.warps.map((events, warp) => ({ warp, ops: warpOps(events, res, trace.blockThreads) }));
   const roles = foldWarps(perWarp, (warps, lines) => hintedRole(hints, lines) ?? roleName(warps));
+  // names share one namespace in a Program: params and roles give way to resources
+  const taken = new Set(res.resources.map((r) => r.name));
+  const fresh = (name: string, prefix: string): string => {
+    let n = taken.has(name) ? `${prefix}_${name}` : name;
+    for (let i = 2; taken.has(n); i++) n = `${prefix}_${name}_${i}`;
+    taken.add(n);
+    return n;
+  };
   const params: Param[] = [];
   trace.kernel.params.forEach((p, i) => {
     const v = options.params?.get(p.name) ?? options.params?.get(String(i));
-    if (v !== undefined) params.push({ name: p.name, value: v });
+    if (v !== undefined) params.push({ name: fresh(identifier(p.name), 'param'), value: v });
   });
-  return { params, resources: res.resources, roles, source: module.file };
+  const named = roles.map((r) => ({ ...r, name: fresh(r.name, 'role') }));
+  // the result must be a valid Program: a value out of range (an init count of 0, say) is the
+  // PTX's problem, reported with the PTX position of the operation
+  return validateProgram({ params, resources: res.resources, roles: named, source: module.file });
 }
 
 /** Parse a PTX file and lift its kernels (all of them, or the one named in options.kernel). */

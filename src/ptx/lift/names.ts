@@ -1,4 +1,5 @@
 // Readable resource and role names from PTX symbols.
+import { RESERVED } from '../../lang/syntax.ts';
 
 /** `_ZZ10ws_ring_okPKfPfiE4full` (a C++ function-local static, as nvcc mangles it) → `full`. */
 export function demangleLocal(name: string): string {
@@ -7,10 +8,11 @@ export function demangleLocal(name: string): string {
   return name;
 }
 
-/** An identifier the .aref language accepts. */
+/** An identifier the .aref language accepts (not a keyword). */
 export function identifier(name: string): string {
   const s = name.replace(/[^A-Za-z0-9_]/g, '_');
-  return /^[A-Za-z_]/.test(s) ? s : `_${s}`;
+  const id = /^[A-Za-z_]/.test(s) ? s : `_${s}`;
+  return RESERVED.has(id) ? `${id}_` : id;
 }
 
 /** `warp0`, `warps4_7` (a contiguous range) or `warps0_2_5` (a list). */

@@ -41,6 +41,8 @@ interface Region {
   slotBytes: number;
   /** cell → buffer name and index */
   readonly cells: Map<number, Ref>;
+  /** the keys of `cells`, sorted (filled once the buffers are built) */
+  sortedCells: number[];
 }
 
 const MAX_CELLS = 4096;
@@ -88,7 +90,7 @@ export function buildResources(
     const sym = layout.symbolAt(addr);
     let r = regions.get(sym);
     if (!r) {
-      r = { sym, base: sym?.start ?? 0, accesses: [], slotBytes: 1, cells: new Map() };
+      r = { sym, base: sym?.start ?? 0, accesses: [], slotBytes: 1, cells: new Map(), sortedCells: [] };
       regions.set(sym, r);
     }
     return r;
@@ -157,8 +159,12 @@ export function buildResources(
       if (!a.point) g = gcd(g, a.hi - a.lo);
     }
     const symSize = r.sym && Number.isFinite(r.sym.size) ? r.sym.size : 0;
-    const maxHi = Math.max(...r.accesses.map((a) => a.hi));
-    const minLo = Math.min(...r.accesses.map((a) => a.lo));
+    let maxHi = -Infinity;
+    let minLo = Infinity;
+    for (const a of r.accesses) {
+      if (a.hi > maxHi) maxHi = a.hi;
+      if (a.lo < minLo) minLo = a.lo;
+    }
     if (g === 0) g = pure ? Math.max(1, symSize) : Math.max(1, maxHi - r.base);
     const extent = pure ? symSize : maxHi - minLo;
     if (extent / g > MAX_CELLS) g = pure ? Math.max(1, symSize) : Math.max(1, maxHi - r.base);
@@ -169,17 +175,18 @@ export function buildResources(
       const slots = Math.max(1, Math.ceil(symSize / g));
       resources.push({ kind: 'buffer', name, slots, bytes: g });
       for (let c = 0; c < slots; c++) r.cells.set(c, { name, index: num(c) });
-      // accesses past the declared end still need a slot
+      // accesses past the declared end land in the last slot
       for (const a of r.accesses) {
-        const last = Math.floor((a.hi - 1 - r.base) / g);
-        if (last >= slots) r.cells.set(last, { name, index: num(slots - 1) });
+        const first = Math.floor((a.lo - r.base) / g);
+        const last = Math.min(Math.floor((a.hi - 1 - r.base) / g), first + MAX_CELLS);
+        for (let c = Math.max(first, slots); c <= last; c++) r.cells.set(c, { name, index: num(slots - 1) });
       }
       continue;
     }
     const keys = new Map<number, Set<string>>();
     for (const a of r.accesses) {
       const first = Math.floor((a.lo - r.base) / g);
-      const last = a.point ? first : Math.floor((a.hi - 1 - r.base) / g);
+      const last = Math.min(a.point ? first : Math.floor((a.hi - 1 - r.base) / g), first + MAX_CELLS);
       for (let c = first; c <= last; c++) {
         const set = keys.get(c) ?? new Set<string>();
         if (a.defining && a.key) set.add(a.key);
@@ -210,6 +217,8 @@ export function buildResources(
     flush();
   }
 
+  for (const r of regions.values()) r.sortedCells = [...r.cells.keys()].sort((a, b) => a - b);
+
   return {
     resources,
     barrier(addr) {
@@ -233,7 +242,8 @@ export function buildResources(
       const out: { ref: Ref; bytes: number }[] = [];
       const first = Math.floor((lo - r.base) / g);
       const last = Math.floor((Math.max(lo + 1, hi) - 1 - r.base) / g);
-      for (let c = first; c <= last; c++) {
+      for (const c of r.sortedCells) {
+        if (c < first || c > last) continue;
         const ref = r.cells.get(c);
         if (!ref) continue;
         const cLo = r.base + c * g;

@@ -13,6 +13,8 @@ import { floatLiteralBits, parseIntLiteral, tokenize, type Comment, type Token }
 /** Directives that run to the end of their line (no `;`). */
 const LINE_DIRECTIVES = new Set(['.loc', '.file', '.version', '.target', '.address_size']);
 const PERF_DIRECTIVES = new Set(['.maxntid', '.reqntid', '.maxnreg', '.minnctapersm', '.maxnctapersm', '.maxclusterrank', '.reqnctapercluster', '.explicitcluster', '.noreturn', '.blocksareclusters']);
+/** Nesting bound for scopes and operands: deeper input is refused, not a stack overflow. */
+const MAX_DEPTH = 200;
 const LINKAGE = new Set(['.visible', '.extern', '.weak', '.common']);
 const SPACE_DIRS = new Set(STATE_SPACES.map((s) => `.${s}`));
 
@@ -24,6 +26,7 @@ export function parsePtx(text: string, file: string): PtxModule {
 
 class Parser {
   private pos = 0;
+  private depth = 0;
   private readonly toks: readonly Token[];
   private readonly file: string;
   constructor(toks: readonly Token[], file: string) {
@@ -275,12 +278,14 @@ class Parser {
 
   private block(): Block {
     const open = this.expectPunct('{');
+    if (++this.depth > MAX_DEPTH) this.fail(open, `scopes nested more than ${MAX_DEPTH} deep`);
     const body: Statement[] = [];
     for (;;) {
       const t = this.peek();
       if (t.kind === 'eof') this.fail(open, "unclosed '{' (missing '}')");
       if (t.kind === 'punct' && t.text === '}') {
         this.next();
+        this.depth--;
         return { kind: 'block', body, loc: this.loc(open) };
       }
       const s = this.statement();
@@ -421,6 +426,15 @@ class Parser {
   private operand(): Operand {
     const t = this.peek();
     const loc = this.loc(t);
+    if (++this.depth > MAX_DEPTH) this.fail(t, `operand nested more than ${MAX_DEPTH} deep`);
+    try {
+      return this.operandInner(t, loc);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private operandInner(t: Token, loc: Loc): Operand {
     if (t.kind === 'punct') {
       switch (t.text) {
         case '[':
