@@ -90,19 +90,41 @@ function mergeGap(merged: Merged[], next: readonly WarpOp[], warp: number): Merg
   return out;
 }
 
-/** Split a warp's ops into collective skeleton and the single-issuer gaps around it. */
-function split(ops: readonly WarpOp[]): { skeleton: WarpOp[]; gaps: WarpOp[][] } {
-  const skeleton: WarpOp[] = [];
+/**
+ * A unit of the collective skeleton: one collective op, or a run of generic accesses with
+ * nothing between them (its order does not matter; warps of one role may touch different
+ * slots there, and the folded role touches them all).
+ */
+type Unit = { readonly kind: 'op'; readonly op: WarpOp } | { readonly kind: 'access'; readonly ops: readonly WarpOp[] };
+
+function isAccess(o: WarpOp): boolean {
+  return o.op.kind === 'read' || o.op.kind === 'write';
+}
+
+/** Split a warp's ops into its skeleton units and the single-issuer gaps before each (and after the last). */
+function split(ops: readonly WarpOp[]): { units: Unit[]; gaps: WarpOp[][] } {
+  const units: Unit[] = [];
   const gaps: WarpOp[][] = [[]];
   for (const o of ops) {
-    if (o.collective) {
-      skeleton.push(o);
-      gaps.push([]);
-    } else {
+    if (!o.collective) {
       gaps[gaps.length - 1]?.push(o);
+      continue;
     }
+    const last = units[units.length - 1];
+    const gap = gaps[gaps.length - 1] ?? [];
+    if (isAccess(o) && last?.kind === 'access' && gap.length === 0) {
+      units[units.length - 1] = { kind: 'access', ops: [...last.ops, o] };
+      continue;
+    }
+    units.push(isAccess(o) ? { kind: 'access', ops: [o] } : { kind: 'op', op: o });
+    gaps.push([]);
   }
-  return { skeleton, gaps };
+  return { units, gaps };
+}
+
+function unitKey(u: Unit): string {
+  if (u.kind === 'op') return opKey(u.op);
+  return `access:${[...new Set(u.ops.map((o) => `${o.op.kind}@${o.loc.line}:${o.loc.col}`))].sort().join(',')}`;
 }
 
 function linesOf(stmts: readonly Stmt[]): number[] {
@@ -127,22 +149,37 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[]): 
       if (!merged) return undefined;
     }
     for (const x of merged) {
-      if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(first.skeleton, gi, threads)) return undefined;
+      if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(first.units, gi, threads)) return undefined;
       body.push({ op: x.op, loc: x.loc });
     }
-    const s = first.skeleton[gi];
-    if (s) body.push({ op: s.op, loc: s.loc });
+    const u = first.units[gi];
+    if (u?.kind === 'op') body.push({ op: u.op.op, loc: u.op.loc });
+    else if (u) {
+      // the union of the warps' accesses, each slot once
+      const seen = new Set<string>();
+      for (const p of parts) {
+        const pu = p.units[gi];
+        if (pu?.kind !== 'access') continue;
+        for (const o of pu.ops) {
+          const key = JSON.stringify(o.op);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          body.push({ op: o.op, loc: o.loc });
+        }
+      }
+    }
   }
   return toStmts(body);
 }
 
-/** Is there a generic read/write in the skeleton before gap `gi`, after the last barrier covering the group? */
-function unsyncedAccessBefore(skeleton: readonly WarpOp[], gi: number, threads: number): boolean {
+/** Is there a generic access in the skeleton before gap `gi`, after the last barrier covering the group? */
+function unsyncedAccessBefore(units: readonly Unit[], gi: number, threads: number): boolean {
   for (let i = gi - 1; i >= 0; i--) {
-    const op = skeleton[i]?.op;
-    if (!op) continue;
+    const u = units[i];
+    if (!u) continue;
+    if (u.kind === 'access') return true;
+    const op = u.op.op;
     if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
-    if (op.kind === 'read' || op.kind === 'write') return true;
   }
   return false;
 }
@@ -156,7 +193,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
   const groups = new Map<string, { warp: number; ops: readonly WarpOp[] }[]>();
   for (const w of warps) {
     if (w.ops.length === 0) continue;
-    const key = w.ops.filter((o) => o.collective).map(opKey).join('\n');
+    const key = split(w.ops).units.map(unitKey).join('\n');
     const g = groups.get(key) ?? [];
     g.push(w);
     groups.set(key, g);

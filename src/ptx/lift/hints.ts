@@ -49,16 +49,9 @@ export function readHints(module: PtxModule): Hints {
   return { buffers, roles };
 }
 
-/** The hinted role whose line range holds most of the given lines (epilogues may follow the range). */
+/** The hinted role whose line range holds the role's first operation (epilogues may follow the range). */
 export function hintedRole(hints: Hints, lines: readonly number[]): string | undefined {
-  let best: RoleHint | undefined;
-  let bestCount = 0;
-  for (const r of hints.roles) {
-    const n = lines.filter((l) => l > r.from && l < r.to).length;
-    if (n > bestCount) {
-      best = r;
-      bestCount = n;
-    }
-  }
-  return best && bestCount * 2 > lines.length ? best.name : undefined;
+  const first = lines[0];
+  if (first === undefined) return undefined;
+  return hints.roles.find((r) => first > r.from && first < r.to)?.name;
 }

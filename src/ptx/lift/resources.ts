@@ -72,6 +72,7 @@ export function buildResources(
   // ---- barriers ----
   const barAddrs = new Set<number>();
   for (const w of warps) for (const e of w) if ('bar' in e) barAddrs.add(e.bar);
+  for (const a of declared.keys()) barAddrs.add(a); // initialised in the prologue, maybe never used after
   const barWords = (lo: number, hi: number): boolean => {
     for (let a = lo - (lo % 8); a < hi; a += 8) if (!barAddrs.has(a)) return false;
     return true;
