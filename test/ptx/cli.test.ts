@@ -1,0 +1,86 @@
+// `arefcheck lift` as a user meets it: a spawned process, its output and exit codes.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { programFromJson } from '../../src/lang/json.ts';
+import { parseAref } from '../../src/lang/parser.ts';
+import { stripLocs } from '../../src/lang/strip.ts';
+import { liftPtxFile } from '../../src/ptx/lift/index.ts';
+import { cudaPtx, read, ROOT, TRITON, tritonParams } from './paths.ts';
+
+function arefcheck(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const triton = relative(ROOT, TRITON);
+
+describe('arefcheck lift', () => {
+  it('--print shows the Triton pipeline in .aref syntax, each op with its PTX line, and it parses back', () => {
+    const r = arefcheck('lift', triton, '--print', '--param', 'matmul_tma_param_17=256');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^param matmul_tma_param_17 = 256\n\nmbarrier smem_98304\[1\] count 1\nmbarrier smem_98312\[2\]\nbuffer smem_0\[3\] bytes 16384\nbuffer smem_49152\[3\] bytes 16384\n\nrole warps0_3 warps 4:\n/);
+    expect(r.stdout).toMatch(/^ {2}wait smem_98304\[0\], 0 +# line 434$/m);
+    expect(r.stdout).toMatch(/^ {2}tma\.load smem_0\[0\] -> smem_98304\[0\], 16384 +# line 111$/m);
+    const parsed = parseAref(r.stdout, 'lifted.aref');
+    const [direct] = liftPtxFile(read(TRITON), triton, { params: tritonParams(4) });
+    expect(stripLocs(parsed)).toEqual(stripLocs(direct?.program ?? parsed));
+  });
+
+  it('--no-lines leaves the comments out; --json gives the machine form, one entry per kernel', () => {
+    const plain = arefcheck('lift', triton, '--no-lines', '--param', '17=128');
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).not.toMatch(/# line/);
+    const json = arefcheck('lift', triton, '--json', '--param', 'matmul_tma_param_17=128');
+    expect(json.status).toBe(0);
+    const entries = JSON.parse(json.stdout) as Array<{ kernel: string; program: unknown }>;
+    expect(entries.map((e) => e.kernel)).toEqual(['matmul_tma']);
+    const program = programFromJson(JSON.stringify(entries[0]?.program), 'lifted.json');
+    expect(program.roles.map((x) => x.name)).toEqual(['warps0_3']);
+  });
+
+  it('lifts every kernel of a file when none is named, with a header per kernel', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lift-'));
+    const file = join(dir, 'two.ptx');
+    writeFileSync(file, `${read(cudaPtx('ws_ring_ok'))}\n${read(cudaPtx('ws_ring_parity_bug')).replace(/^\.version[\s\S]*?\.address_size 64/m, '')}`);
+    const r = arefcheck('lift', file, '--param', '2=2');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.match(/^# kernel \w+$/gm)).toEqual(['# kernel ws_ring_ok', '# kernel ws_ring_parity_bug']);
+  });
+
+  it('unsupported PTX: exit 2, one line with file:line:col, no stack', () => {
+    const r = arefcheck('lift', triton);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      `${triton}:101:2: error: unsupported: 'mbarrier.arrive.expect_tx.shared.b64' at line 101 is guarded by a predicate that depends on param matmul_tma_param_17, which was not given (use --param matmul_tma_param_17=…)`,
+    ]);
+  });
+
+  it.each([
+    [['no-such.ptx'], /^error: cannot read 'no-such\.ptx' \(ENOENT\)$/],
+    [[triton, '--param', 'K'], /^error: --param expects NAME=VALUE \(an integer\), got 'K'$/],
+    [[triton, '--param', 'nope=1'], /^error: kernel matmul_tma has no parameter 'nope'/],
+    [[triton, '--kernel', 'other', '--param', '17=64'], /^error: no kernel named 'other'/],
+    [[triton, '--block', '0'], /^error: --block expects an integer in 1\.\.1024, got '0'$/],
+    [[], /arefcheck lift: missing FILE\.ptx/],
+  ])('bad input %j: exit 2 and one line', (args, message) => {
+    const r = arefcheck('lift', ...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr.trimEnd()).toMatch(message);
+  });
+
+  it('a syntax error points at the PTX position', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lift-'));
+    const file = join(dir, 'bad.ptx');
+    writeFileSync(file, '.version 8.4\n.target sm_90a\n.entry k()\n{\n\tadd.s32 %r1 %r1, 1;\n}\n');
+    const r = arefcheck('lift', file);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`${file}:5:14: error: expected ',' or ';' in 'add.s32', found '%r1'\n`);
+  });
+});
