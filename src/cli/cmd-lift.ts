@@ -89,9 +89,9 @@ export function printLifted(program: Program): string {
   return body.join('\n');
 }
 
+/** `arefcheck lift …`: argv holds the arguments after `lift`. */
 export async function main(argv: string[]): Promise<number> {
-  const args = argv[0] === 'lift' ? argv.slice(1) : argv;
-  const cl = parseCommandLine(SPEC, args);
+  const cl = parseCommandLine(SPEC, argv);
   if (!cl) return EXIT.verified;
   const file = cl.positionals[0] ?? '';
   const kernel = flagString(cl, 'kernel');
