@@ -127,6 +127,12 @@ describe('values, memory and calls', () => {
     expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[1] 32', 'wait bar[1] 0']);
   });
 
+  it('maps a cluster address of rank 0 to this CTA (mapa), and refuses other ranks', () => {
+    const body = `${INIT}\tmov.u32 %r2, bar;\n\tmapa.shared::cluster.u32 %r3, %r2, 0;\n\tmbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];`;
+    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 32']);
+    expect(liftError({ body: body.replace('%r2, 0;', '%r2, 1;') }).message).toMatch(/depends on an address in another CTA of the cluster/);
+  });
+
   it('follows .func calls with .param arguments and return values', () => {
     const funcs = `.func (.param .b32 ret) arrive_on(.param .b32 addr, .param .b32 n)\n{\n\t.reg .b32 %a<4>;\n\tld.param.b32 %a1, [addr];\n\tld.param.b32 %a2, [n];\n\tmbarrier.arrive.shared::cta.b64 _, [%a1], %a2;\n\tadd.s32 %a3, %a2, 1;\n\tst.param.b32 [ret], %a3;\n\tret;\n}`;
     const body = `${INIT}\tmov.u32 %r2, bar;\n\tadd.s32 %r2, %r2, 16;\n\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r2;\n\t.param .b32 param1;\n\tst.param.b32 [param1], 3;\n\t.param .b32 retval0;\n\t@%p1 call.uni (retval0), arrive_on, (param0, param1);\n\tld.param.b32 %r3, [retval0];\n\t}\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r3;`;

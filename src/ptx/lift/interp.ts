@@ -541,6 +541,11 @@ export class WarpInterp {
       case 'getctarank':
         this.write(fr, a[0], 0n, m);
         return;
+      case 'mapa':
+        // one CTA per cluster: rank 0 is this CTA, so its shared::cluster address is the address itself
+        this.write(fr, a[0], this.map(m, [r(1), r(2)], ([x = UNINIT, rank = UNINIT]) =>
+          rank === 0n ? x : new Unknown(`an address in another CTA of the cluster ('${op.text}' at line ${line})`)), m);
+        return;
       case 'tcgen05':
         this.unsupported(`'${op.text}' at line ${line} (Blackwell tcgen05 is not modelled)`, ins.loc);
       // falls through: unsupported() never returns
