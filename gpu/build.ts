@@ -175,6 +175,10 @@ if (set === 'smoke') {
   add('mutant', 'gemm', 3, 2, 1, 2048, { mutant: 'M6', trials });
   add('mutant', 'gemm', 2, 1, 1, 256, { mutant: 'M6', trials, problem: { m: 256, n: 256, k: 16384 }, tag: 'l2' });
   add('mutant', 'gemm', 2, 1, 1, 4096, { mutant: 'M6', trials: 20 });
+  // two CTAs per SM and two consumers share the tensor cores: each wgmma group takes longer
+  add('mutant', 'gemm', 2, 0, 1, 2048, { mutant: 'M6', trials, twoPerSm: true, tag: '2cta' });
+  add('mutant', 'gemm', 3, 1, 1, 4096, { mutant: 'M6', trials: 20, twoPerSm: true, tag: '2cta' });
+  add('mutant', 'gemm', 4, 0, 2, 2048, { mutant: 'M6', trials });
   // The checker's own finding about the family: C = 2 consumers and a depth C does not divide.
   add('mutant', 'gemm', 3, 1, 2, 2048, { forced: 'CxD', trials });
 }

@@ -66,6 +66,26 @@ def time_ms(fn, warmup=5, reps=30):
     return {"median": statistics.median(ts), "min": min(ts), "max": max(ts), "reps": reps}
 
 
+def time_interleaved(fns, rounds=5, reps=8, warmup=3):
+    """Times several functions in alternating rounds (a few reps of each per round), so that clock
+    and power drift over the run affects all of them alike; median and spread over all reps."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    torch.cuda.synchronize()
+    samples = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            evs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+            for s, e in evs:
+                s.record()
+                fn()
+                e.record()
+            torch.cuda.synchronize()
+            samples[k].extend(s.elapsed_time(e) for s, e in evs)
+    return {k: {"median": statistics.median(v), "min": min(v), "max": max(v), "reps": len(v)} for k, v in samples.items()}
+
+
 def random_scalar(gen, lo, hi):
     """A float that is exactly an fp32 value."""
     return float(torch.empty(1).uniform_(lo, hi, generator=gen).item())
@@ -106,13 +126,13 @@ class Stream:
         x = torch.randn(self.n, device="cuda", generator=gen)
         y = torch.empty_like(x)
         args = self.args(x, y, 1.5, 0.25)
-        ours = time_ms(lambda: self.L.launch(self.grid, args))
+        t = time_interleaved({"ours": lambda: self.L.launch(self.grid, args), "copy": lambda: y.copy_(x),
+                              "torch": lambda: torch.add(x.mul(1.5), 0.25, out=y)})
         err = synchronize()
         if err:
             return {"error": err}
         nbytes = 2 * self.n * 4
-        copy = time_ms(lambda: y.copy_(x))
-        eltwise = time_ms(lambda: torch.add(x.mul(1.5), 0.25, out=y))
+        ours, copy, eltwise = t["ours"], t["copy"], t["torch"]
         gbs = lambda t: nbytes / (t["median"] * 1e-3) / 1e9  # noqa: E731
         return {"bytes": nbytes, "ours_ms": ours, "copy_ms": copy, "torch_ms": eltwise,
                 "ours_gbs": gbs(ours), "copy_gbs": gbs(copy), "torch_gbs": gbs(eltwise), "vs_copy": copy["median"] / ours["median"]}
@@ -165,11 +185,11 @@ class Gemm:
         a, b = self.inputs(gen)
         c = torch.empty((self.m, self.n), device="cuda", dtype=a.dtype)
         args = self.args(a, b, c)
-        ours = time_ms(lambda: self.L.launch(self.grid, args), warmup=5, reps=30)
+        t = time_interleaved({"ours": lambda: self.L.launch(self.grid, args), "cublas": lambda: torch.matmul(a, b.T)})
         err = synchronize()
         if err:
             return {"error": err}
-        cublas = time_ms(lambda: torch.matmul(a, b.T), warmup=5, reps=30)
+        ours, cublas = t["ours"], t["cublas"]
         flops = 2 * self.m * self.n * self.k
         tf = lambda t: flops / (t["median"] * 1e-3) / 1e12  # noqa: E731
         return {"flops": flops, "ours_ms": ours, "cublas_ms": cublas, "ours_tflops": tf(ours), "cublas_tflops": tf(cublas),

@@ -1,5 +1,6 @@
 // Every emitted kernel over the grid D 2..6, P 0..2 (P < D), C 1..2, both families, several tile
-// shapes assembles with ptxas -arch=sm_90a; the gemm kernels do not spill and keep setmaxnreg.
+// shapes (and two CTAs per SM) assembles with ptxas -arch=sm_90a; the gemm kernels do not spill
+// and keep setmaxnreg.
 // The register/spill report goes to .gpu/ptxas-report.txt (ignored by git).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,8 @@ function grid(): Case[] {
           cases.push({ name, kernel: emit.kernel, ptx });
         };
         for (const tile of GEMM_TILES) add({ kernel: 'gemm', tile }, tile);
+        // two CTAs per SM: 128 registers at entry, setmaxnreg 40 / 216 (one consumer only)
+        if (consumers === 1) add({ kernel: 'gemm', ctasPerSm: 2 }, '2cta');
         for (const chunk of STREAM_CHUNKS) add({ kernel: 'stream', tile: chunk }, String(chunk));
       }
     }
@@ -58,7 +61,7 @@ describe.skipIf(skip)('ptxas grid (set AREFCHECK_SKIP_PTXAS=1 where ptxas is mis
   }, 600_000);
 
   it('covers both families, C 1..2, D 2..6 and 3 gemm tiles', () => {
-    expect(cases.filter((c) => c.kernel === 'gemm').length).toBe(14 * 2 * 3 + 4);
+    expect(cases.filter((c) => c.kernel === 'gemm').length).toBe(14 * 2 * 3 + 14 + 4);
     expect(cases.filter((c) => c.kernel === 'stream').length).toBe(14 * 2 * 2 + 4);
   });
 

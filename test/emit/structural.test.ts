@@ -59,7 +59,12 @@ describe('structural: the emitted sync skeleton is the Program, per role, for co
         for (let pending = 0; pending <= 2 && pending < depth; pending++) {
           for (const consumers of [1, 2]) {
             for (const k of [0, 1, 5, 16, 17]) {
-              const options: EmitOptions = { kernel, ...(n % 3 === 0 ? { inlineParams: ['D', 'P', 'C'] } : {}), ...(n % 4 === 1 ? { watchdog: 1000 } : {}) };
+              const options: EmitOptions = {
+                kernel,
+                ...(n % 3 === 0 ? { inlineParams: ['D', 'P', 'C'] } : {}),
+                ...(n % 4 === 1 ? { watchdog: 1000 } : {}),
+                ...(kernel === 'gemm' && consumers === 1 && n % 2 === 0 ? { ctasPerSm: 2 as const } : {}),
+              };
               const program = withK(pipelineForKernel({ depth, pending, consumers, iterations: k }, options), k);
               checkKernel(program, options);
               n++;
