@@ -108,7 +108,8 @@ export function flagChoice<const C extends string>(cl: CommandLine, name: string
   return found;
 }
 
-const PARAM_RE = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
+// a name, or a kernel parameter's position for .ptx files (`--param 2=64`)
+const PARAM_RE = /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)=(.*)$/;
 
 /** `--param NAME=V` (repeatable) as a map; a later value for the same name wins. */
 export function paramOverrides(cl: CommandLine): Map<string, number> {

@@ -1,14 +1,14 @@
 // `arefcheck verify`: explore every interleaving of a program and print the verdict, the figures
 // and the shortest counterexamples (text or one JSON object); optionally write each
 // counterexample as a replayable ITF-shaped JSON file.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import chalk from 'chalk';
 import { createProgressReporter } from '../../checker/index.ts';
 import { InputError } from '../diag.ts';
 import type { Level, Program } from '../ir/program.ts';
 import { loadProgramFile } from '../lang/load.ts';
+import { liftPtxFile } from '../ptx/lift/index.ts';
 import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
 import { reportToSarif } from '../verify/sarif.ts';
@@ -37,6 +37,8 @@ Options:
   --sarif FILE           also write the report as SARIF 2.1.0 (for code-scanning CI)
   --kernel NAME          .ptx only: the kernel entry to lift (default: the only one)
   --block N              .ptx only: threads per block
+  --cta N                .ptx only: the CTA to execute (%ctaid.x, default 0)
+  --tma-bytes N          .ptx only: bytes of each tensor TMA copy, when the layout cannot tell
   -h, --help             show this help
 
 Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive (a limit was reached).
@@ -59,6 +61,8 @@ const SPEC: CommandSpec = {
     sarif: { type: 'string' },
     kernel: { type: 'string' },
     block: { type: 'string' },
+    cta: { type: 'string' },
+    'tma-bytes': { type: 'string' },
   },
   positionals: { min: 1, max: 1, what: 'FILE' },
 };
@@ -185,66 +189,50 @@ export interface LoadOptions {
   readonly params: ReadonlyMap<string, number>;
   readonly kernel?: string;
   readonly block?: number;
+  readonly cta?: number;
+  readonly tmaBytes?: number;
 }
 
 /** A program file as the CLI takes it: .aref or .json, or .ptx through the lifter when this build has one. */
 export async function loadProgramForCli(file: string, options: LoadOptions): Promise<Program> {
   if (extname(file).toLowerCase() === '.ptx') return loadPtx(file, options);
-  if (options.kernel !== undefined) throw new InputError('--kernel applies to .ptx files only');
-  if (options.block !== undefined) throw new InputError('--block applies to .ptx files only');
+  for (const [flag, value] of [['--kernel', options.kernel], ['--block', options.block], ['--cta', options.cta], ['--tma-bytes', options.tmaBytes]] as const)
+    if (value !== undefined) throw new InputError(`${flag} applies to .ptx files only`);
   return loadProgramFile(file, options.params);
 }
 
-type LiftPtxFile = (text: string, file: string, options: { kernel?: string; params?: ReadonlyMap<string, number>; block?: number }) => unknown;
-
-function hasLift(m: unknown): m is { liftPtxFile: LiftPtxFile } {
-  return typeof m === 'object' && m !== null && 'liftPtxFile' in m && typeof m.liftPtxFile === 'function';
-}
-
-function isProgram(p: unknown): p is Program {
-  return typeof p === 'object' && p !== null && 'roles' in p && Array.isArray(p.roles) && 'resources' in p && Array.isArray(p.resources) && 'params' in p && Array.isArray(p.params);
-}
-
-/** The lifted program: liftPtxFile gives one entry per kernel (or, in an older form, the Program). */
-function liftedProgram(lifted: unknown, file: string): Program {
-  if (isProgram(lifted)) return lifted;
-  if (!Array.isArray(lifted)) throw new Error('the PTX lifter returned something that is neither a Program nor a list of kernels');
-  const kernels = lifted.filter((k): k is { kernel: string; program: Program } => typeof k === 'object' && k !== null && 'program' in k && isProgram(k.program) && 'kernel' in k && typeof k.kernel === 'string');
-  const [only] = kernels;
-  if (kernels.length !== 1 || !only) throw new InputError(`${file} has ${kernels.length} kernels (${kernels.map((k) => k.kernel).join(', ')}); name one with --kernel`);
-  return only.program;
-}
-
-/** The PTX lifter is loaded only when it is part of this build (src/ptx/lift/). */
-async function loadPtx(file: string, options: LoadOptions): Promise<Program> {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  let m: unknown;
-  for (const name of ['index', 'lift']) {
-    const url = new URL(`../ptx/lift/${name}${ext}`, import.meta.url);
-    if (existsSync(fileURLToPath(url))) {
-      m = await import(url.href);
-      if (hasLift(m)) break;
-    }
-  }
-  if (!hasLift(m)) throw new InputError(`cannot load '${file}': PTX support is not available in this build`);
+/** The one kernel of a lifted file (or the one named with --kernel). */
+function loadPtx(file: string, options: LoadOptions): Program {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     throw new InputError(`cannot read '${file}'${errCode(err)}`);
   }
-  const lifted = m.liftPtxFile(text, file, {
+  const kernels = liftPtxFile(text, file, {
     ...(options.kernel === undefined ? {} : { kernel: options.kernel }),
     ...(options.params.size === 0 ? {} : { params: options.params }),
     ...(options.block === undefined ? {} : { block: options.block }),
+    ...(options.cta === undefined ? {} : { cta: options.cta }),
+    ...(options.tmaBytes === undefined ? {} : { tmaBytes: options.tmaBytes }),
   });
-  return liftedProgram(lifted, file);
+  const [only] = kernels;
+  if (kernels.length !== 1 || !only) throw new InputError(`${file} has ${kernels.length} kernels (${kernels.map((k) => k.kernel).join(', ')}); name one with --kernel`);
+  return only.program;
 }
 
 export function loadFlags(cl: CommandLine): LoadOptions {
   const kernel = flagString(cl, 'kernel');
   const block = flagInt(cl, 'block', 1, 1024);
-  return { params: paramOverrides(cl), ...(kernel === undefined ? {} : { kernel }), ...(block === undefined ? {} : { block }) };
+  const cta = flagInt(cl, 'cta', 0);
+  const tmaBytes = flagInt(cl, 'tma-bytes', 1);
+  return {
+    params: paramOverrides(cl),
+    ...(kernel === undefined ? {} : { kernel }),
+    ...(block === undefined ? {} : { block }),
+    ...(cta === undefined ? {} : { cta }),
+    ...(tmaBytes === undefined ? {} : { tmaBytes }),
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {

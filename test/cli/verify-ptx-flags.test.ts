@@ -1,0 +1,24 @@
+// `verify KERNEL.ptx` takes the lifter's options: a parameter by position, --cta, --tma-bytes.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const arefcheck = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+
+describe('verify on PTX: lifter flags', () => {
+  it('a kernel parameter by position is the same as by name', () => {
+    const byPosition = arefcheck('verify', 'test/fixtures/cuda/ws_ring_ok.ptx', '--param', '2=8', '--json');
+    const byName = arefcheck('verify', 'test/fixtures/cuda/ws_ring_ok.ptx', '--param', 'ws_ring_ok_param_2=8', '--json');
+    expect(byPosition.status).toBe(0);
+    expect(JSON.parse(byPosition.stdout).stats.states).toBe(JSON.parse(byName.stdout).stats.states);
+  });
+
+  it('--cta and --tma-bytes are accepted for .ptx and refused for .aref', () => {
+    expect(arefcheck('verify', 'test/fixtures/cuda/ws_ring_ok.ptx', '--param', '2=4', '--cta', '1').status).toBe(0);
+    const r = arefcheck('verify', 'examples/double-buffer.aref', '--tma-bytes', '16384');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe('error: --tma-bytes applies to .ptx files only');
+  });
+});
