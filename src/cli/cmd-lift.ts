@@ -1,7 +1,6 @@
 // `arefcheck lift kernel.ptx --print`: show what a real kernel's pipeline does — the
 // mbarrier-level Program the lifter recovers from the PTX, in .aref syntax, each operation
 // annotated with the PTX line it comes from.
-import { readFileSync } from 'node:fs';
 import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { programToJson } from '../lang/json.ts';
@@ -9,6 +8,7 @@ import { printProgram } from '../lang/printer.ts';
 import { liftPtxFile, type LiftOptions } from '../ptx/lift/index.ts';
 import { flagBoolean, flagInt, flagString, flagStrings, parseCommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from './exit-codes.ts';
+import { readInputFile } from '../read-input.ts';
 
 export const LIFT_HELP = `Usage: arefcheck lift FILE.ptx [--print] [options]
 
@@ -107,13 +107,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(tmaBytes === undefined ? {} : { tmaBytes }),
     ...(maxSteps === undefined ? {} : { maxSteps }),
   };
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new InputError(`cannot read '${file}'${err instanceof Error && 'code' in err ? ` (${String(err.code)})` : ''}`);
-  }
-  const lifted = liftPtxFile(text, file, options);
+  const lifted = liftPtxFile(readInputFile(file), file, options);
   if (flagBoolean(cl, 'json')) {
     const entries = lifted.map((k) => `{"kernel":${JSON.stringify(k.kernel)},"program":${programToJson(k.program)}}`);
     process.stdout.write(`[${entries.join(',')}]\n`);

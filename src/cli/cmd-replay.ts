@@ -1,8 +1,6 @@
 // `arefcheck replay`: re-run a counterexample file step by step through the reference semantics
 // and confirm that it reaches the violation it records.
-import { readFileSync } from 'node:fs';
 import chalk, { Chalk } from 'chalk';
-import { InputError } from '../diag.ts';
 import type { Level } from '../ir/program.ts';
 import { replayTrace, type ReplayResult } from '../verify/replay.ts';
 import { formatTraceTable, markViolation } from '../verify/format-text.ts';
@@ -10,6 +8,7 @@ import { readTraceJson, type TraceFile } from '../verify/trace-json.ts';
 import { flagBoolean, flagChoice, LEVELS, parseCommandLine, type CommandSpec } from './args.ts';
 import { loadFlags, loadProgramForCli } from './cmd-verify.ts';
 import { EXIT } from './exit-codes.ts';
+import { readInputFile } from '../read-input.ts';
 
 /** The trace runs to its end without the violation it records. */
 export const EXIT_NOT_REPRODUCED = 4;
@@ -49,14 +48,7 @@ const SPEC: CommandSpec = {
 };
 
 export function readTraceFile(path: string): TraceFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = err instanceof Error && 'code' in err ? ` (${String(err.code)})` : '';
-    throw new InputError(`cannot read '${path}'${code}`);
-  }
-  return readTraceJson(text, path);
+  return readTraceJson(readInputFile(path), path);
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,7 +1,7 @@
 // `arefcheck verify`: explore every interleaving of a program and print the verdict, the figures
 // and the shortest counterexamples (text or one JSON object); optionally write each
 // counterexample as a replayable ITF-shaped JSON file.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import chalk from 'chalk';
 import { createProgressReporter } from '../../checker/index.ts';
@@ -15,6 +15,7 @@ import { reportToSarif } from '../verify/sarif.ts';
 import { violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from './exit-codes.ts';
+import { readInputFile } from '../read-input.ts';
 
 export const VERIFY_HELP = `Usage: arefcheck verify FILE [options]
 
@@ -203,13 +204,7 @@ export async function loadProgramForCli(file: string, options: LoadOptions): Pro
 
 /** The one kernel of a lifted file (or the one named with --kernel). */
 function loadPtx(file: string, options: LoadOptions): Program {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new InputError(`cannot read '${file}'${errCode(err)}`);
-  }
-  const kernels = liftPtxFile(text, file, {
+  const kernels = liftPtxFile(readInputFile(file), file, {
     ...(options.kernel === undefined ? {} : { kernel: options.kernel }),
     ...(options.params.size === 0 ? {} : { params: options.params }),
     ...(options.block === undefined ? {} : { block: options.block }),

@@ -1,11 +1,11 @@
 // Entry points: text or file → validated Program, choosing .aref or .json by the file name.
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { programFromJson } from './json.ts';
 import { parseAref } from './parser.ts';
 import { validateProgram } from './validate.ts';
+import { readInputFile } from '../read-input.ts';
 
 /** Parse and validate .aref text. */
 export function parseArefFile(text: string, file: string, overrides?: ReadonlyMap<string, number>): Program {
@@ -22,12 +22,5 @@ export function parseProgramText(text: string, file: string, overrides?: Readonl
 export function loadProgramFile(path: string, overrides?: ReadonlyMap<string, number>): Program {
   const ext = extname(path).toLowerCase();
   if (ext !== '.aref' && ext !== '.json') throw new InputError(`cannot load '${path}': expected a .aref or .json program file`);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = err instanceof Error && 'code' in err ? ` (${String(err.code)})` : '';
-    throw new InputError(`cannot read '${path}'${code}`);
-  }
-  return parseProgramText(text, path, overrides);
+  return parseProgramText(readInputFile(path), path, overrides);
 }

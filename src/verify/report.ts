@@ -1,6 +1,6 @@
 // The verification report: the stable JSON shape of `arefcheck verify --json` (issue 3),
 // built from a checker result, with traces described in the semantics' words.
-import type { CheckResult, TraceStep } from '../../checker/index.ts';
+import type { CheckResult, CheckStats, TraceStep } from '../../checker/index.ts';
 import type { Loc } from '../ir/program.ts';
 import { actorName, describeAction, describeChanges, currentOp, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
 
@@ -27,14 +27,7 @@ export interface Report {
   readonly verdict: 'verified' | 'violation' | 'inconclusive';
   readonly level: string;
   readonly violations: readonly ViolationReport[];
-  readonly stats: {
-    readonly states: number;
-    readonly transitions: number;
-    readonly ms: number;
-    readonly statesPerSecond: number;
-    readonly bytesPerState: number;
-    readonly maxDepth: number;
-  };
+  readonly stats: CheckStats;
   readonly limit?: { readonly reason: string; readonly message: string };
   readonly notes?: readonly string[];
 }
