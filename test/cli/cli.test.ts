@@ -1,30 +1,10 @@
 // The CLI as a user meets it: spawned as a process, exit codes and streams checked.
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { programToJson } from '../../src/lang/json.ts';
 import { parseAref } from '../../src/lang/parser.ts';
 import { pipelineProgram } from '../../src/pipeline.ts';
+import { arefcheck, expectUsageError } from './spawn.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function arefcheck(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, FORCE_COLOR: '0' },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** One line on stderr, no stack frame, exit 2. */
-function expectUsageError(r: ReturnType<typeof arefcheck>, message: RegExp): void {
-  expect(r.status).toBe(2);
-  expect(r.stdout).toBe('');
-  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(r.stderr).not.toMatch(/^\s+at /m);
-  expect(r.stderr).toMatch(message);
-}
 
 describe('arefcheck (top level)', () => {
   it('--help lists every command and exits 0', () => {

@@ -1,31 +1,11 @@
 // `arefcheck verify`, `replay` and `pipeline` (verifying) as a user meets them: spawned as a
 // process; the JSON shape and the exit codes are the stable interface of issue 3.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { arefcheck, expectUsageError, root } from './spawn.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function arefcheck(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, FORCE_COLOR: '0' },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** One line on stderr, no stack frame, exit 2. */
-function expectUsageError(r: ReturnType<typeof arefcheck>, message: RegExp): void {
-  expect(r.status).toBe(2);
-  expect(r.stdout).toBe('');
-  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(r.stderr).not.toMatch(/^\s+at /m);
-  expect(r.stderr).toMatch(message);
-}
 
 interface JsonReport {
   program: string;
