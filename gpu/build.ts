@@ -76,6 +76,7 @@ function add(
     inline?: boolean;
     twoPerSm?: boolean;
     noRead?: boolean;
+    cooperative?: boolean;
     problem?: { m: number; n: number; k: number };
   } = {},
 ): void {
@@ -83,6 +84,7 @@ function add(
     ...(family === 'gemm' ? { kernel: 'gemm' as const, ...(opts.tile ? { tile: opts.tile } : {}) } : { kernel: 'stream' as const, tile: STREAM_CHUNK }),
     ...(opts.inline ? { inlineParams: ['D', 'P', 'C'] } : {}),
     ...(opts.twoPerSm ? { ctasPerSm: 2 as const } : {}),
+    ...(opts.cooperative ? { cooperative: true } : {}),
   };
   let iterations: number;
   let problem: Record<string, number>;
@@ -135,7 +137,23 @@ function withoutReads(p: Program): Program {
   return { ...p, roles: p.roles.map((r) => ({ ...r, body: drop(r.body) })) };
 }
 
-if (set === 'smoke') {
+/** The cooperative kernels (two consumer warpgroups sharing every stage of a 128x256 or 256x128 tile), and the previous best for comparison in the same run. */
+function cooperativeSet(sizes: readonly number[]): void {
+  for (const size of sizes) {
+    add('perf', 'gemm', 3, 1, 1, size, { noRead: true, twoPerSm: true, tag: 'noread_2cta' });
+    for (const tile of ['128x256x64', '256x128x64']) {
+      const t = tile.replace(/x64$/, '');
+      for (const [depth, pending] of [[3, 1], [4, 1], [4, 0]] as const) add('perf', 'gemm', depth, pending, 2, size, { tile, cooperative: true, noRead: true, tag: `coop_${t}_noread` });
+      add('perf', 'gemm', 4, 1, 2, size, { tile, cooperative: true, tag: `coop_${t}` });
+    }
+  }
+}
+
+if (set === 'coop') {
+  add('check', 'gemm', 4, 1, 2, 1024, { tile: '128x256x64', cooperative: true, tag: 'coop_128x256' });
+  add('check', 'gemm', 3, 1, 2, 1024, { tile: '256x128x64', cooperative: true, tag: 'coop_256x128' });
+  cooperativeSet([4096, 8192]);
+} else if (set === 'smoke') {
   add('check', 'stream', 3, 1, 1, 0);
   add('check', 'gemm', 3, 1, 1, 1024);
   add('check', 'gemm', 4, 1, 2, 1024);

@@ -18,7 +18,7 @@ import { InputError } from './diag.ts';
 import { bin, num, v } from './ir/expr.ts';
 import type { Expr, Level, Program, Resource, Role, Stmt } from './ir/program.ts';
 import { MAX_INT } from './lang/syntax.ts';
-import { lowerProgram } from './lower.ts';
+import { loweredNames, lowerProgram } from './lower.ts';
 
 export interface PipelineOptions {
   /** D: buffer depth (slots in the ring). */
@@ -32,6 +32,14 @@ export interface PipelineOptions {
   readonly level: Level;
   /** Bytes per slot (what lowering expects per put); default: lowering's default. */
   readonly bytes?: number;
+  /**
+   * Cooperative consumers (CUTLASS's KernelTmaWarpSpecializedCooperative): instead of taking
+   * turns on k, every consumer role runs the whole loop (k = 0 … K-1) and reads every stage (each
+   * its own part of the tile); a slot is free again once all C consumers released it, so the
+   * empty barriers count C arrivals. An aref borrows a slot for one role only, so this variant
+   * exists at the mbarrier level alone. Default false (the turn-taking family above).
+   */
+  readonly cooperative?: boolean;
 }
 
 /** The aref every generated program uses. */
@@ -39,6 +47,7 @@ export const PIPELINE_AREF = 'A';
 
 export function pipelineProgram(opts: PipelineOptions): Program {
   checkOptions(opts);
+  if (opts.cooperative === true) return cooperativeProgram(opts);
   const { depth, pending, consumers, iterations } = opts;
   const aref: Resource =
     opts.bytes === undefined
@@ -129,4 +138,35 @@ function consumerRole(c: number, opts: PipelineOptions): Role {
     });
   }
   return { name: `consumer${c}`, warps: 4, body };
+}
+
+/**
+ * The cooperative variant: each consumer's body is the C = 1 consumer's (all K iterations), the
+ * Program lowered as usual, then every empty barrier expects C arrivals (one release per consumer
+ * per round) before the producer may refill the slot.
+ */
+function cooperativeProgram(opts: PipelineOptions): Program {
+  if (opts.level !== 'mbarrier') {
+    throw new InputError('pipeline: cooperative consumers share every slot, which an aref (one borrower per slot) cannot express; use --level mbarrier');
+  }
+  const { depth, pending, consumers, iterations } = opts;
+  const aref: Resource =
+    opts.bytes === undefined ? { kind: 'aref', name: PIPELINE_AREF, depth } : { kind: 'aref', name: PIPELINE_AREF, depth, bytes: opts.bytes };
+  const roles: Role[] = [producerRole()];
+  for (let c = 0; c < consumers; c++) roles.push({ ...consumerRole(0, { ...opts, consumers: 1 }), name: `consumer${c}` });
+  const lowered = lowerProgram({
+    params: [
+      { name: 'D', value: depth },
+      { name: 'P', value: pending },
+      { name: 'C', value: consumers },
+      { name: 'K', value: iterations },
+    ],
+    resources: [aref],
+    roles,
+  });
+  const empty = loweredNames(PIPELINE_AREF).empty;
+  return {
+    ...lowered,
+    resources: lowered.resources.map((r) => (r.kind === 'mbarrier' && r.name === empty ? { ...r, count: consumers } : r)),
+  };
 }

@@ -41,6 +41,13 @@ function grid(): Case[] {
       cases.push({ name: `${name}_inl`, kernel, ptx: emitFromPipeline({ depth: 3, pending: 1, consumers, iterations: 16, emit: { kernel, inlineParams: ['D', 'P', 'C'], name: `${name}_inl` } }).ptx });
     }
   }
+  // Cooperative consumers: two warpgroups share every stage of a 128x256 or 256x128 tile (128 accumulators each).
+  for (const depth of [2, 3, 4]) {
+    for (const tile of ['128x256x64', '256x128x64']) {
+      const name = `gemm_coop_${tile}_D${depth}_P1_C2`;
+      cases.push({ name, kernel: 'gemm', ptx: emitFromPipeline({ depth, pending: 1, consumers: 2, iterations: 16, emit: { kernel: 'gemm', tile, cooperative: true, name } }).ptx });
+    }
+  }
   return cases;
 }
 
@@ -61,7 +68,7 @@ describe.skipIf(skip)('ptxas grid (set AREFCHECK_SKIP_PTXAS=1 where ptxas is mis
   }, 600_000);
 
   it('covers both families, C 1..2, D 2..6 and 3 gemm tiles', () => {
-    expect(cases.filter((c) => c.kernel === 'gemm').length).toBe(14 * 2 * 3 + 14 + 4);
+    expect(cases.filter((c) => c.kernel === 'gemm').length).toBe(14 * 2 * 3 + 14 + 4 + 6);
     expect(cases.filter((c) => c.kernel === 'stream').length).toBe(14 * 2 * 2 + 4);
   });
 

@@ -43,7 +43,7 @@ function checkKernel(program: Program, options: EmitOptions): void {
       expect(got.get(role.name) ?? [], at).toEqual(expectedRole(program, index, options.kernel, elected));
       if (options.kernel === 'gemm' && index !== producer) {
         const consumers = program.roles.length - 1;
-        const epilogue = ['wgmma.wait 0', ...(consumers > 1 ? [`bar.sync ${program.roles.length + 1} ${128 * consumers}`] : [])];
+        const epilogue = ['wgmma.wait 0', ...(consumers > 1 && options.cooperative !== true ? [`bar.sync ${program.roles.length + 1} ${128 * consumers}`] : [])];
         expect(got.get(`epilogue ${role.name}`) ?? [], `${at} epilogue`).toEqual(epilogue);
       }
       for (const region of got.keys()) expect(['prologue', role.name, `epilogue ${role.name}`, `after ${role.name}`], at).toContain(region);
@@ -75,6 +75,20 @@ describe('structural: the emitted sync skeleton is the Program, per role, for co
       expect(n).toBe(11 * 2 * 5);
     });
   }
+
+  it('gemm, cooperative consumers (both read every stage, no split-K reduction): D 2..4, P < D, C 2, K in {0, 1, 5, 16}, two tiles', () => {
+    let n = 0;
+    for (let depth = 2; depth <= 4; depth++) {
+      for (let pending = 0; pending < depth && pending <= 2; pending++) {
+        for (const k of [0, 1, 5, 16]) {
+          const options: EmitOptions = { kernel: 'gemm', cooperative: true, tile: n % 2 === 0 ? '128x256x64' : '256x128x64', ...(n % 3 === 0 ? { watchdog: 1000 } : {}) };
+          checkKernel(withK(pipelineForKernel({ depth, pending, consumers: 2, iterations: k }, options), k), options);
+          n++;
+        }
+      }
+    }
+    expect(n).toBe(8 * 4);
+  });
 
   it('a K different from the one emitted with (K is a kernel param) still runs the Program for that K', () => {
     const options: EmitOptions = { kernel: 'gemm' };

@@ -4,8 +4,11 @@
 // (BM rows × 128 bytes) then the B tile (BN rows × 128 bytes), both 128-byte swizzled by TMA.
 // Each consumer warpgroup accumulates the k-tiles it consumes into its own BM×BN registers; with
 // several consumers the partial sums meet in shared memory after the loop (split-K inside the
-// CTA, which is what "consumers take turns" means for one output tile).
+// CTA, which is what "consumers take turns" means for one output tile). With `cooperative` the
+// consumers instead all read every stage and each owns BM/C rows of the tile (CUTLASS's
+// cooperative kernel): no reduction, one m64nBN wgmma per k16 step and consumer.
 import { InputError } from '../../diag.ts';
+import { stripLocs } from '../../lang/strip.ts';
 import type { Loc, Op, Program } from '../../ir/program.ts';
 import type { PtxBuilder } from './builder.ts';
 import type { Scope } from './expr.ts';
@@ -50,17 +53,26 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
   const nConsumers = plan.consumers.length;
   const twoPerSm = options.ctasPerSm === 2;
   if (twoPerSm && nConsumers !== 1) throw new InputError('gemm: two CTAs per SM needs exactly one consumer role (the registers of two consumer warpgroups do not fit twice)');
-  const mBlocks = tile.bm / 64;
+  const coop = options.cooperative === true;
+  if (coop) checkCooperative(program, plan, tileText(tile));
+  // Rows of the CTA tile each consumer accumulates: all of them (split-K) or its share (cooperative).
+  const rowsPer = coop ? tile.bm / nConsumers : tile.bm;
+  if (!Number.isInteger(rowsPer) || rowsPer % 64 !== 0) {
+    throw new InputError(`gemm tile ${tileText(tile)}: ${nConsumers} cooperative consumers need BM to be a multiple of ${64 * nConsumers} (m64 blocks per consumer)`);
+  }
+  const mBlocks = rowsPer / 64;
   const perBlock = tile.bn / 2;
   const frags = mBlocks * perBlock;
+  if (frags > 128) throw new InputError(`gemm tile ${tileText(tile)}: each consumer warpgroup would hold ${frags} fp32 accumulators per thread (at most 128 fit)`);
   const groups = frags / 4;
-  if (groups % nConsumers !== 0) {
+  const splitK = !coop && nConsumers > 1;
+  if (splitK && groups % nConsumers !== 0) {
     throw new InputError(`gemm tile ${tileText(tile)}: ${groups} accumulator quads per thread do not split evenly over ${nConsumers} consumer roles`);
   }
-  const ownGroups = groups / nConsumers;
+  const ownGroups = splitK ? groups / nConsumers : groups;
   // Named barrier the consumers meet at to add their partial sums: the first id after the roles' own (1 + role index).
   const reduceBar = 2 + Math.max(plan.producer.index, ...plan.consumers.map((c) => c.index));
-  const reduceBytes = (nConsumers - 1) * frags * 128 * 4;
+  const reduceBytes = splitK ? (nConsumers - 1) * frags * 128 * 4 : 0;
   const mma = `wgmma.mma_async.sync.aligned.m64n${tile.bn}k16.f32.${dtype}.${dtype}`;
 
   let m0 = '';
@@ -164,6 +176,8 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
           b.ins(`cvt.u64.u32 ${descA}, ${slot}`);
           b.ins(`shr.u64 ${descA}, ${descA}, 4`);
           b.ins(`or.b64 ${descA}, ${descA}, ${DESC_SW128}`);
+          // cooperative: this consumer's rows start mBlocks m64 blocks per consumer into the A tile
+          const aFirst = coop ? consumerIndex(r) * mBlocks * 512 : 0;
           b.ins(`add.s64 ${descB}, ${descA}, ${aBytes >> 4}`);
           b.ins('wgmma.fence.sync.aligned');
           for (let kk = 0; kk < tile.bk / 16; kk++) {
@@ -171,7 +185,7 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
             b.ins(`add.s64 ${bk}, ${descB}, ${kk * 2}`);
             for (let mi = 0; mi < mBlocks; mi++) {
               const ak = b.reg('rd');
-              b.ins(`add.s64 ${ak}, ${descA}, ${mi * 512 + kk * 2}`);
+              b.ins(`add.s64 ${ak}, ${descA}, ${aFirst + mi * 512 + kk * 2}`);
               const d = regs.slice(mi * perBlock, (mi + 1) * perBlock);
               b.ins(`${mma} {${d.join(', ')}}, ${ak}, ${bk}, ${always}, 1, 1, 0, 0`);
             }
@@ -203,10 +217,10 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
       if (!regs) return;
       const { b } = r;
       const me = consumerIndex(r);
-      b.comment(`arefcheck epilogue ${r.placed.role.name}: retire every wgmma group, ${nConsumers > 1 ? 'add the partial sums, ' : ''}store the owned part of C`);
+      b.comment(`arefcheck epilogue ${r.placed.role.name}: retire every wgmma group, ${splitK ? 'add the partial sums, ' : ''}store the owned part of C`);
       b.ins('wgmma.wait_group.sync.aligned 0');
       const quad = (g: number): string[] => regs.slice(4 * g, 4 * g + 4);
-      if (nConsumers > 1) {
+      if (splitK) {
         const mine = b.reg('r');
         b.ins(`mad.lo.s32 ${mine}, ${r.tidInRole}, 16, ${r.regs.smem}`);
         b.ins(`add.s32 ${mine}, ${mine}, ${plan.bufferBytes}`);
@@ -235,6 +249,7 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
       b.ins(`shr.u32 ${row}, ${lane}, 2`);
       b.ins(`mad.lo.u32 ${row}, ${warp}, 16, ${row}`);
       b.ins(`add.u32 ${row}, ${row}, ${m0}`);
+      if (coop && me > 0) b.ins(`add.u32 ${row}, ${row}, ${me * rowsPer}`);
       b.ins(`and.b32 ${col}, ${lane}, 3`);
       b.ins(`shl.b32 ${col}, ${col}, 1`);
       b.ins(`add.u32 ${col}, ${col}, ${n0}`);
@@ -252,7 +267,7 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
       const cvt = `cvt.rn.${dtype}x2.f32`;
       for (let mi = 0; mi < mBlocks; mi++) {
         const first = mi * perBlock / 4;
-        const owned = Array.from({ length: perBlock / 4 }, (_, i) => first + i).filter((g) => Math.floor(g / ownGroups) === me);
+        const owned = Array.from({ length: perBlock / 4 }, (_, i) => first + i).filter((g) => !splitK || Math.floor(g / ownGroups) === me);
         if (owned.length === 0) continue;
         const top = b.reg('rd');
         const bottom = b.reg('rd');
@@ -271,6 +286,24 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
         }
       }
     },
-    meta: () => ({ tile, dtype, stageBytes: stage, groupM, reduceBytes, ctasPerSm: twoPerSm ? 2 : 1, ...(nConsumers > 1 ? { reduceBarrier: reduceBar } : {}) }),
+    meta: () => ({ tile, dtype, stageBytes: stage, groupM, reduceBytes, ctasPerSm: twoPerSm ? 2 : 1, cooperative: coop, ...(splitK ? { reduceBarrier: reduceBar } : {}) }),
   };
+}
+
+/**
+ * Cooperative consumers each compute their rows over ALL k-tiles, so every consumer role must run
+ * the same schedule (a turn-taking Program would leave each row block with part of the sum).
+ */
+function checkCooperative(program: Program, plan: KernelPlan, tile: string): void {
+  const bodies = stripLocs(program).roles;
+  const first = plan.consumers[0];
+  const want = first ? JSON.stringify(bodies[first.index]?.body) : '';
+  for (const c of plan.consumers) {
+    if (JSON.stringify(bodies[c.index]?.body) !== want) {
+      throw new InputError(
+        `gemm tile ${tile} --cooperative: consumer role ${c.role.name} runs a different schedule from ${first?.role.name ?? '?'}; cooperative consumers must all read every stage (the cooperative pipeline)`,
+        c.role.loc,
+      );
+    }
+  }
 }

@@ -33,7 +33,8 @@ export function pipelineForKernel(pipeline: Omit<PipelineOptions, 'level' | 'byt
       : typeof options.tile === 'number'
         ? options.tile
         : DEFAULT_STREAM_CHUNK;
-  return pipelineProgram({ ...pipeline, level: 'mbarrier', bytes });
+  const cooperative = pipeline.cooperative ?? (options.kernel === 'gemm' && options.cooperative === true);
+  return pipelineProgram({ ...pipeline, level: 'mbarrier', bytes, ...(cooperative ? { cooperative } : {}) });
 }
 
 export interface EmitFromPipelineOptions extends Omit<PipelineOptions, 'level' | 'bytes'> {

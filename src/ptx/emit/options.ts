@@ -37,6 +37,13 @@ export interface EmitOptions {
    * to the consumer (40 / 216). Needs the shared memory of two CTAs to fit (D of 2 or 3 at 128x128). Default 1.
    */
   readonly ctasPerSm?: 1 | 2;
+  /**
+   * gemm: the consumer roles cooperate on one CTA tile (each reads every stage and owns BM/C rows
+   * of the tile) instead of splitting K between them. The Program must be the cooperative pipeline
+   * (every consumer role runs the same schedule; `pipelineProgram({ cooperative: true })`). BM may
+   * then be 256, and the accumulator limit applies per consumer. Default false.
+   */
+  readonly cooperative?: boolean;
 }
 
 export const DEFAULT_GEMM_TILE: GemmTile = { bm: 128, bn: 128, bk: 64 };
@@ -66,11 +73,15 @@ export function gemmTileOf(options: EmitOptions): GemmTile {
   if (tile.bk * elem !== 128) {
     throw new InputError(`gemm tile ${tileText(tile)}: BK must be ${128 / elem} (one 128-byte swizzle row of ${options.dtype ?? 'bf16'})`);
   }
-  if (tile.bm !== 64 && tile.bm !== 128) throw new InputError(`gemm tile ${tileText(tile)}: BM must be 64 or 128`);
+  const coop = options.cooperative === true;
+  if (tile.bm !== 64 && tile.bm !== 128 && !(coop && tile.bm === 256)) {
+    throw new InputError(`gemm tile ${tileText(tile)}: BM must be 64 or 128${coop ? ' or 256' : ''}`);
+  }
   if (tile.bn % 16 !== 0 || tile.bn < 16 || tile.bn > 256) {
     throw new InputError(`gemm tile ${tileText(tile)}: BN must be a multiple of 16 in 16..256`);
   }
-  if ((tile.bm * tile.bn) / 128 > 128) {
+  // Cooperative consumers split the rows: the family checks the accumulators per consumer.
+  if (!coop && (tile.bm * tile.bn) / 128 > 128) {
     throw new InputError(`gemm tile ${tileText(tile)}: each consumer warpgroup would hold ${(tile.bm * tile.bn) / 128} fp32 accumulators per thread (at most 128 fit)`);
   }
   return tile;
