@@ -1,16 +1,18 @@
 // `arefcheck pipeline`: the Tawa pipeline family (src/pipeline.ts) from flags; print it, verify it,
 // or verify and emit it as an sm_90a PTX kernel.
-import { existsSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { programToJson } from '../lang/json.ts';
 import { printProgram } from '../lang/printer.ts';
 import { MAX_INT } from '../lang/syntax.ts';
-import { pipelineProgram } from '../pipeline.ts';
+import { pipelineProgram, type PipelineOptions } from '../pipeline.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, LEVELS, parseCommandLine, requiredInt, usageError, type CommandSpec } from './args.ts';
 import { runVerification, verificationFlags } from './cmd-verify.ts';
 import { EXIT } from './exit-codes.ts';
+import { emitFromPipeline, parseTile } from '../ptx/emit/index.ts';
+
+type PipelineFamily = Omit<PipelineOptions, 'level' | 'bytes'>;
 
 export const PIPELINE_HELP = `Usage: arefcheck pipeline --depth D --pending P --consumers C --iterations K [options]
 
@@ -24,6 +26,8 @@ Options:
   --depth D              slots in the ring (>= 1)
   --pending P            wgmma groups kept outstanding before a release (>= 0)
   --consumers C          consumer roles taking turns (>= 1)
+  --cooperative          every consumer reads every slot (empty barriers count C, as CUTLASS's
+                         cooperative kernel); mbarrier level only
   --iterations K         values put in all (>= 0)
   --level aref|mbarrier|both
                          print: the aref program (default) or its lowering to mbarriers, TMA and
@@ -60,6 +64,7 @@ const SPEC: CommandSpec = {
     iterations: { type: 'string' },
     level: { type: 'string' },
     bytes: { type: 'string' },
+    cooperative: { type: 'boolean' },
     print: { type: 'boolean' },
     json: { type: 'boolean' },
     'max-states': { type: 'string' },
@@ -80,11 +85,12 @@ export async function main(argv: string[]): Promise<number> {
   const consumers = requiredInt(cl, SPEC.name, 'consumers', 1, MAX_INT);
   const iterations = requiredInt(cl, SPEC.name, 'iterations', 0, MAX_INT);
   const bytes = flagInt(cl, 'bytes', 1, MAX_INT);
-  const family = { depth, pending, consumers, iterations };
+  const cooperative = flagBoolean(cl, 'cooperative');
+  const family: PipelineFamily = { depth, pending, consumers, iterations, ...(cooperative ? { cooperative } : {}) };
   const name = `pipeline D=${depth} P=${pending} C=${consumers} K=${iterations}`;
 
   if (flagBoolean(cl, 'print')) {
-    const level = flagChoice(cl, 'level', LEVELS) ?? 'aref';
+    const level = flagChoice(cl, 'level', LEVELS) ?? (cooperative ? 'mbarrier' : 'aref');
     const program = pipelineProgram({ ...family, level, ...(bytes === undefined ? {} : { bytes }) });
     process.stdout.write(flagBoolean(cl, 'json') ? programToJson(program) : printProgram(program));
     return EXIT.verified;
@@ -94,7 +100,7 @@ export async function main(argv: string[]): Promise<number> {
   if (emitTo !== undefined) {
     if (run.level !== undefined && run.level !== 'mbarrier') throw usageError(SPEC.name, '--emit-ptx verifies the emitted mbarrier-level program; --level does not apply');
     if (bytes !== undefined) throw usageError(SPEC.name, '--emit-ptx sizes the slots for the kernel; --bytes does not apply (use --tile)');
-    const { program, ptx } = await emitPipeline(family, flagString(cl, 'kernel') ?? 'stream', flagString(cl, 'tile'));
+    const { program, ptx } = emitPipeline(family, flagString(cl, 'kernel') ?? 'stream', flagString(cl, 'tile'));
     const code = runVerification(program, { ...run, name: `${name} (${emitTo})` });
     if (code !== EXIT.verified) {
       process.stderr.write(`PTX not written to ${emitTo}: the program is not verified\n`);
@@ -109,31 +115,16 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   }
   if (flagString(cl, 'kernel') !== undefined || flagString(cl, 'tile') !== undefined) throw usageError(SPEC.name, '--kernel and --tile go with --emit-ptx');
-  const program = pipelineProgram({ ...family, level: 'aref', ...(bytes === undefined ? {} : { bytes }) });
-  return runVerification(program, { ...run, level: run.level ?? 'aref', name });
+  // cooperative consumers share every slot: only the mbarrier level can express it
+  const own = cooperative ? 'mbarrier' : 'aref';
+  const program = pipelineProgram({ ...family, level: own, ...(bytes === undefined ? {} : { bytes }) });
+  return runVerification(program, { ...run, level: run.level ?? own, name });
 }
 
-type EmitFromPipeline = (opts: { depth: number; pending: number; consumers: number; iterations: number; emit: { kernel: string; tile?: unknown } }) => unknown;
-type ParseTile = (kernel: string, text: string) => unknown;
-
-function hasEmit(m: unknown): m is { emitFromPipeline: EmitFromPipeline; parseTile: ParseTile } {
-  return typeof m === 'object' && m !== null && 'emitFromPipeline' in m && typeof m.emitFromPipeline === 'function' && 'parseTile' in m && typeof m.parseTile === 'function';
-}
-
-/** The PTX emitter is loaded only when it is part of this build (src/ptx/emit/index). */
-async function emitPipeline(
-  family: { depth: number; pending: number; consumers: number; iterations: number },
-  kernel: string,
-  tile: string | undefined,
-): Promise<{ program: Program; ptx: string }> {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const url = new URL(`../ptx/emit/index${ext}`, import.meta.url);
-  const m: unknown = existsSync(fileURLToPath(url)) ? await import(url.href) : undefined;
-  if (!hasEmit(m)) throw new InputError('--emit-ptx: PTX emission is not available in this build');
+/** Emit the pipeline's kernel: the program is the mbarrier-level pipeline sized for the kernel. */
+function emitPipeline(family: PipelineFamily, kernel: string, tile: string | undefined): { program: Program; ptx: string } {
   if (kernel !== 'stream' && kernel !== 'gemm') throw new InputError(`--kernel expects one of stream, gemm, got '${kernel}'`);
-  const out = m.emitFromPipeline({ ...family, emit: { kernel, ...(tile === undefined ? {} : { tile: m.parseTile(kernel, tile) }) } });
-  if (typeof out !== 'object' || out === null || !('ptx' in out) || typeof out.ptx !== 'string' || !('program' in out)) {
-    throw new Error('the PTX emitter returned an unexpected value');
-  }
-  return { program: out.program as Program, ptx: out.ptx };
+  const cooperative = family.cooperative === true;
+  if (cooperative && kernel !== 'gemm') throw new InputError('--cooperative goes with --kernel gemm');
+  return emitFromPipeline({ ...family, emit: { kernel, ...(tile === undefined ? {} : { tile: parseTile(kernel, tile) }), ...(cooperative ? { cooperative } : {}) } });
 }

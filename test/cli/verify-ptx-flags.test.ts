@@ -22,3 +22,15 @@ describe('verify on PTX: lifter flags', () => {
     expect(r.stderr.trim()).toBe('error: --tma-bytes applies to .ptx files only');
   });
 });
+
+describe('pipeline --cooperative', () => {
+  it('verifies at the mbarrier level, deadlocks when D <= P, and emits a gemm kernel', () => {
+    expect(arefcheck('pipeline', '--depth', '3', '--pending', '1', '--consumers', '2', '--iterations', '6', '--cooperative').status).toBe(0);
+    const dead = arefcheck('pipeline', '--depth', '2', '--pending', '2', '--consumers', '2', '--iterations', '6', '--cooperative', '--json');
+    expect(dead.status).toBe(1);
+    expect(JSON.parse(dead.stdout).violations[0].kind).toBe('deadlock');
+    const stream = arefcheck('pipeline', '--depth', '3', '--pending', '1', '--consumers', '2', '--iterations', '6', '--cooperative', '--emit-ptx', '/dev/null');
+    expect(stream.status).toBe(2);
+    expect(stream.stderr.trim()).toBe('error: --cooperative goes with --kernel gemm');
+  });
+});
