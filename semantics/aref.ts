@@ -10,11 +10,12 @@
 import { doRead, doWrite, fifoMismatch, readRace, writeRace } from './access.ts';
 import { arg, fail, peekResolve, resolve, type OpCtx, type OpRules } from './context.ts';
 import { orInto } from './hb.ts';
+import { NO_VALUE } from './machine.ts';
 import { READ_GENERIC } from './state.ts';
 
 export function slotText(ctx: OpCtx, slot: number): string {
   const v = ctx.s.slotValue[slot];
-  return `⟨${v === undefined || v === -0x80000000 ? '⊥' : v}, ${ctx.s.arefF[slot]}, ${ctx.s.arefE[slot]}⟩`;
+  return `⟨${v === undefined || v === NO_VALUE ? '⊥' : v}, ${ctx.s.arefF[slot]}, ${ctx.s.arefE[slot]}⟩`;
 }
 
 const put: OpRules = {

@@ -13,7 +13,7 @@
 import { doRead, doWrite, fifoMismatch, readRace, writeRace } from './access.ts';
 import { arg, fail, peekArg, resolve, type OpCtx, type OpRules } from './context.ts';
 import { emptyKnowledge, orInto } from './hb.ts';
-import type { Machine } from './machine.ts';
+import { NO_VALUE, type Machine } from './machine.ts';
 import { completeIfDone } from './mbarrier.ts';
 import { READ_STORE, READ_WGMMA, eventWords, type AsyncGroup, type MachineState, type RoleState } from './state.ts';
 
@@ -23,7 +23,7 @@ const groups = (rs: RoleState, u: Unit): AsyncGroup[] => (u === 'mma' ? rs.mmaGr
 
 function issueRead(ctx: OpCtx, u: Unit, what: string): void {
   const slot = resolve(ctx, 0);
-  const expect = u === 'mma' ? arg(ctx, 0) : -0x80000000;
+  const expect = u === 'mma' ? arg(ctx, 0) : NO_VALUE;
   if (slot === undefined || expect === undefined) return;
   const { s, m, r } = ctx;
   const rs = s.roles[r];

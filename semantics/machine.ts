@@ -1,7 +1,7 @@
 // Compile a Program into a Machine: resources resolved to flat index ranges, role bodies
 // flattened into instruction arrays with jumps, expressions turned into closures over the
 // role's loop-variable slots. The rules in this folder run on Machines.
-import { EvalError, applyBin, applyUn } from '../src/ir/expr.ts';
+import { applyBin, applyUn } from '../src/ir/expr.ts';
 import type { Expr, Loc, Op, Program, Ref, Resource, Stmt } from '../src/ir/program.ts';
 import { InputError } from '../src/diag.ts';
 
@@ -24,11 +24,10 @@ export interface ResolvedResource {
 export interface CRef {
   readonly res: ResolvedResource;
   readonly index: CExpr;
-  readonly text: string;
 }
 
 export type Instr =
-  | { readonly kind: 'op'; readonly op: Op; readonly refs: readonly CRef[]; readonly args: readonly CExpr[]; readonly loc: Loc | undefined; readonly text: string }
+  | { readonly kind: 'op'; readonly op: Op; readonly refs: readonly CRef[]; readonly args: readonly CExpr[]; readonly loc: Loc | undefined }
   /** var := from; if !(var < to) goto exit */
   | { readonly kind: 'loop-init'; readonly slot: number; readonly from: CExpr; readonly to: CExpr; readonly exit: number }
   /** var += 1; if var < to goto body */
@@ -146,7 +145,7 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
     const compileRef = (ref: Ref, scope: ReadonlyMap<string, number>, loc: Loc | undefined): CRef => {
       const res = resources.get(ref.name);
       if (!res) throw new InputError(`unknown resource '${ref.name}'`, loc);
-      return { res, index: compileExpr(ref.index, scope), text: ref.name };
+      return { res, index: compileExpr(ref.index, scope) };
     };
     const emitStmts = (stmts: readonly Stmt[], scope: ReadonlyMap<string, number>): void => {
       for (const s of stmts) {
@@ -178,7 +177,7 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
         } else {
           const { refs, args } = compileOperands(s.op, scope, s.loc, compileExpr, compileRef);
           if (s.op.kind === 'bar.sync' || s.op.kind === 'bar.arrive') usesNamedBarriers = true;
-          code.push({ kind: 'op', op: s.op, refs, args, loc: s.loc, text: opText(s.op) });
+          code.push({ kind: 'op', op: s.op, refs, args, loc: s.loc });
         }
       }
     };
@@ -241,20 +240,6 @@ function compileOperands(
 
 /** "No value" tag: a slot never written, or an op without a value/expect. */
 export const NO_VALUE = -0x80000000;
-
-function opText(op: Op): string {
-  return op.kind;
-}
-
-/** Evaluate a compiled expression, turning evaluation errors into a message. */
-export function evalSafe(e: CExpr, vars: readonly number[]): number | string {
-  try {
-    return e(vars);
-  } catch (err) {
-    if (err instanceof EvalError) return err.message;
-    throw err;
-  }
-}
 
 /** Global slot id (aref slots, then buffer slots) of a resolved resource element. */
 export function slotId(m: Machine, res: ResolvedResource, index: number): number {
