@@ -103,5 +103,5 @@ function combine(reports: readonly Report[]): Report {
     },
     ...(limit ? { limit } : {}),
     levels: reports,
-  } as Report;
+  };
 }

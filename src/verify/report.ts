@@ -30,6 +30,8 @@ export interface Report {
   readonly stats: CheckStats;
   readonly limit?: { readonly reason: string; readonly message: string };
   readonly notes?: readonly string[];
+  /** for `--level both`: the report of each level */
+  readonly levels?: readonly Report[];
 }
 
 export function describeTrace(machine: Machine, trace: readonly TraceStep<MachineState, Action>[]): TraceEntry[] {

@@ -69,20 +69,14 @@ const isLevel = (x: string): x is Level => x === 'aref' || x === 'mbarrier';
 export function violationLevels(report: Report): Level[] {
   const own = report.level;
   if (isLevel(own)) return report.violations.map(() => own);
-  const sub: unknown = (report as { readonly levels?: unknown }).levels;
+  // `both`: the combined report lists each level's violations in the order of `levels`
   const out: Level[] = [];
-  if (Array.isArray(sub)) {
-    for (const r of sub as readonly Report[]) {
-      const level = r.level;
-      if (isLevel(level)) out.push(...r.violations.map(() => level));
-    }
+  for (const r of report.levels ?? []) {
+    const level = r.level;
+    if (isLevel(level)) out.push(...r.violations.map(() => level));
   }
-  if (out.length === report.violations.length) return out;
-  return report.violations.map((v) => {
-    const m = /^\[(aref|mbarrier)\] /.exec(v.message);
-    if (!m?.[1] || !isLevel(m[1])) throw new Error(`report at level '${own}': cannot tell the level of violation '${v.kind}'`);
-    return m[1];
-  });
+  if (out.length !== report.violations.length) throw new Error(`report at level '${own}': cannot tell the level of each violation`);
+  return out;
 }
 
 export function violationToTraceJson(report: Report, violationIndex: number, programFile: string, context: TraceContext): TraceJson {
