@@ -30,7 +30,7 @@ does not fit (an action number that is not enabled) is bad input: exit 2.
 
 Options:
   --script "1 3 2 u r"   run these commands first (spaces or commas between them)
-  --seed N               seed for 'r' (default: a random one, printed)
+  --seed N               seed for 'r' (default: a random one, printed when r is first used)
   --level aref|mbarrier  step at this level; an aref-level program is lowered first for mbarrier
   --param NAME=V         override a param of FILE (repeatable)
   --literal              follow the paper's consumed rule as written (consumed on a slot that
@@ -72,7 +72,8 @@ export async function main(argv: string[]): Promise<number> {
   const cl = parseCommandLine(SPEC, argv);
   if (!cl) return EXIT.verified;
   const file = cl.positionals[0] ?? '';
-  const seed = flagInt(cl, 'seed', 0, SEED_MAX) ?? randomInt(SEED_MAX);
+  const givenSeed = flagInt(cl, 'seed', 0, SEED_MAX);
+  const seed = givenSeed ?? randomInt(SEED_MAX);
   const requested = flagChoice(cl, 'level', LEVELS);
   const literal = flagBoolean(cl, 'literal');
   const script = flagString(cl, 'script');
@@ -89,11 +90,11 @@ export async function main(argv: string[]): Promise<number> {
   const input = script === undefined ? fromStdin : fromStdin ? chainSources(scriptSource(script), fromStdin) : scriptSource(script);
   if (!input) throw new Error('no command source');
 
-  const header = `step ${file} at the ${programLevel(program)} level${literal ? ', literal consumed rule' : ''} (seed ${seed} for r; ? lists the commands)`;
+  const header = `step ${file} at the ${programLevel(program)} level${literal ? ', literal consumed rule' : ''} (? lists the commands)`;
   process.stdout.write(`${c.bold(header)}\n`);
   const sourceLines = sourceLinesOf(file);
   try {
-    return await runStepper(session, input, (text) => process.stdout.write(text), { seed, c, brief: flagBoolean(cl, 'brief'), ...(sourceLines ? { sourceLines } : {}) });
+    return await runStepper(session, input, (text) => process.stdout.write(text), { seed, c, brief: flagBoolean(cl, 'brief'), hints: tty, announceSeed: givenSeed === undefined, ...(sourceLines ? { sourceLines } : {}) });
   } finally {
     reader?.close();
   }

@@ -8,19 +8,22 @@ export interface EndingText {
   readonly bad: boolean;
 }
 
+/** "1 step", "5 steps" */
+export const stepCount = (n: number): string => `${n} step${n === 1 ? '' : 's'}`;
+
 export function describeEnding(ending: Ending, steps: number): EndingText {
   switch (ending.kind) {
     case 'finished':
-      return { headline: `finished: every role completed (${steps} steps)`, details: [], bad: false };
+      return { headline: `finished: every role completed (${stepCount(steps)})`, details: [], bad: false };
     case 'stuck':
-      return { headline: `stuck after ${steps} steps: nothing can move`, details: ending.reasons, bad: true };
+      return { headline: `stuck after ${stepCount(steps)}: nothing can move`, details: ending.reasons, bad: true };
     case 'violation': {
       const line = ending.line === undefined ? '' : ` (line ${ending.line})`;
-      return { headline: `${ending.violation} error after ${steps} steps:`, details: [`${ending.message}${line}`], bad: true };
+      return { headline: `${ending.violation} error after ${stepCount(steps)}:`, details: [`${ending.message}${line}`], bad: true };
     }
     case 'cycle':
       return { headline: `termination: the steps after step ${ending.loopStart} repeat forever`, details: [ending.message], bad: true };
     case 'open':
-      return { headline: `stopped after ${steps} steps`, details: [ending.message], bad: false };
+      return { headline: `stopped after ${stepCount(steps)}`, details: [ending.message], bad: false };
   }
 }

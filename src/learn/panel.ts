@@ -16,6 +16,7 @@ import {
   type Machine,
   type MachineState,
 } from '../../semantics/index.ts';
+import { stepCount } from './ending-text.ts';
 
 export interface PanelOptions {
   /** the program's source text by line, to show the line each role is at */
@@ -96,7 +97,7 @@ export function formatStatePanel(m: Machine, s: MachineState, stepsTaken: number
     roleRows.push([name, [...(where ? [where] : []), next, ...extra]]);
   }
   const width = Math.max(0, ...rows.map(([k]) => k.length), ...roleRows.map(([k]) => k.length));
-  const lines = [c.bold(`state after ${stepsTaken} step${stepsTaken === 1 ? '' : 's'}:`)];
+  const lines = [c.bold(`state after ${stepCount(stepsTaken)}:`)];
   for (const [k, v] of rows) lines.push(`  ${k.padEnd(width)}  ${v}`);
   for (const [k, vs] of roleRows) vs.forEach((v, i) => lines.push(`  ${i === 0 ? c.cyan(k.padEnd(width)) : ' '.repeat(width)}  ${v}`));
   if (s.violation) lines.push(c.red(`  ${s.violation.kind}: ${s.violation.message}`));

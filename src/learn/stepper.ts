@@ -7,7 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import { InputError } from '../diag.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { seededRandom } from '../interp/random.ts';
-import { describeEnding } from './ending-text.ts';
+import { describeEnding, stepCount } from './ending-text.ts';
 import { actorWidth, formatEnabled, formatStatePanel } from './panel.ts';
 import type { Ending, Session, StepRecord } from './session.ts';
 
@@ -28,6 +28,10 @@ export interface StepperOptions {
   readonly sourceLines?: readonly string[];
   /** do not list the enabled actions after every step (`l` lists them) */
   readonly brief?: boolean;
+  /** a person is at a terminal: say what can be done once the run has ended */
+  readonly hints?: boolean;
+  /** the seed was drawn, not given: say it the first time `r` is used, so the run can be repeated */
+  readonly announceSeed?: boolean;
 }
 
 /** Exit code `step` returns when the input stops (or `q`) before the run has ended. */
@@ -73,11 +77,12 @@ export async function runStepper(session: Session, input: CommandSource, write: 
   const m = session.machine;
   const width = actorWidth(m);
   const random = seededRandom(options.seed);
+  let seedAnnounced = !options.announceSeed;
   const out = (lines: readonly string[]): void => write(lines.map((l) => `${l}\n`).join(''));
   const panel = (): void => out(formatStatePanel(m, session.state, session.steps.length, options.sourceLines ? { c, sourceLines: options.sourceLines } : { c }));
   const list = (): void => {
     const ending = session.ending();
-    if (ending) out([...formatEnding(ending, session.steps.length, c), c.dim('the run has ended: u undoes the last step, q quits')]);
+    if (ending) out([...formatEnding(ending, session.steps.length, c), ...(options.hints ? [c.dim('the run has ended: u undoes the last step, q quits')] : [])]);
     else out(formatEnabled(m, session.state, session.enabled(), c));
   };
   const take = (choice: number): void => {
@@ -93,7 +98,7 @@ export async function runStepper(session: Session, input: CommandSource, write: 
     const ending = session.ending();
     if (!cmd) {
       if (ending) return endingExitCode(ending);
-      out([c.yellow(`stopped before the end: the input ended after ${session.steps.length} steps`)]);
+      out([c.yellow(`stopped before the end: the input ended after ${stepCount(session.steps.length)}`)]);
       return EXIT_QUIT;
     }
     if (!cmd.interactive) write(`> ${cmd.text}\n`);
@@ -112,7 +117,11 @@ export async function runStepper(session: Session, input: CommandSource, write: 
       else take(n - 1);
     } else if (text === 'r') {
       if (ending) wrong(`'r': the run has ended, nothing is enabled (u undoes the last step)`);
-      else take(Math.floor(random() * session.enabled().length));
+      else {
+        if (!seedAnnounced) out([c.dim(`r: random choices with seed ${options.seed} (--seed ${options.seed} repeats them)`)]);
+        seedAnnounced = true;
+        take(Math.floor(random() * session.enabled().length));
+      }
     } else if (text === 'u') {
       const last = session.steps[session.steps.length - 1];
       if (!session.undo() || !last) out([c.yellow('nothing to undo')]);
@@ -126,7 +135,7 @@ export async function runStepper(session: Session, input: CommandSource, write: 
       list();
     } else if (text === 'q') {
       if (ending) return endingExitCode(ending);
-      out([c.yellow(`quit after ${session.steps.length} steps, before the run ended`)]);
+      out([c.yellow(`quit after ${stepCount(session.steps.length)}, before the run ended`)]);
       return EXIT_QUIT;
     } else if (text === '?' || text === 'h' || text === 'help') {
       out([STEPPER_HELP]);

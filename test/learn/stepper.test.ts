@@ -66,6 +66,14 @@ describe('runStepper', () => {
     expect(session.steps.map((s) => s.text)).toEqual(reference);
   });
 
+  it('names a drawn seed the first time r is used, and only then', async () => {
+    const { machine, state } = machineOf('examples/double-buffer.aref');
+    let text = '';
+    await runStepper(new Session(machine, state), scriptSource('1 r r'), (t) => (text += t), { seed: 42, c: plain, announceSeed: true });
+    expect(text.match(/r: random choices with seed 42 \(--seed 42 repeats them\)/g)).toHaveLength(1);
+    expect(text.indexOf('r: random choices')).toBeGreaterThan(text.indexOf('> r'));
+  });
+
   it('in a script, a choice that is not enabled is bad input naming the step', async () => {
     await expect(converse('examples/double-buffer.aref', scriptSource('1 9'))).rejects.toThrow(new InputError("step 2: '9' is not an enabled action: choose 1..2"));
     await expect(converse('examples/double-buffer.aref', scriptSource('1 x'))).rejects.toThrow("step 2: unknown command 'x' (? lists the commands)");
