@@ -1,6 +1,7 @@
 // Lines from a stream (a terminal or a pipe) one at a time, on demand. At a terminal the
 // prompt is shown before each read; Ctrl-C and Ctrl-D end the input like the end of a pipe.
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 
 export interface LineReader {
   /** The next line, or undefined when the input has ended. */
@@ -8,7 +9,7 @@ export interface LineReader {
   close(): void;
 }
 
-export function lineReader(input: NodeJS.ReadableStream, output: NodeJS.WritableStream | undefined): LineReader {
+export function lineReader(input: Readable, output: NodeJS.WritableStream | undefined): LineReader {
   const rl = createInterface(output ? { input, output, terminal: true } : { input, terminal: false });
   const lines: string[] = [];
   const waiters: ((line: string | undefined) => void)[] = [];
@@ -36,6 +37,8 @@ export function lineReader(input: NodeJS.ReadableStream, output: NodeJS.Writable
     },
     close() {
       rl.close();
+      // a pipe whose writer is still open (q typed into `cat | arefcheck step`) must not keep us waiting
+      input.destroy();
     },
   };
 }
