@@ -77,6 +77,9 @@ function add(
     twoPerSm?: boolean;
     noRead?: boolean;
     cooperative?: boolean;
+    /** Persistent kernel: output tiles per CTA (the pipeline's `tiles`); the grid is tiles / T CTAs. */
+    tiles?: number;
+    groupM?: number;
     problem?: { m: number; n: number; k: number };
   } = {},
 ): void {
@@ -85,6 +88,8 @@ function add(
     ...(opts.inline ? { inlineParams: ['D', 'P', 'C'] } : {}),
     ...(opts.twoPerSm ? { ctasPerSm: 2 as const } : {}),
     ...(opts.cooperative ? { cooperative: true } : {}),
+    ...(opts.tiles !== undefined ? { persistent: true } : {}),
+    ...(opts.groupM !== undefined ? { groupM: opts.groupM } : {}),
   };
   let iterations: number;
   let problem: Record<string, number>;
@@ -96,7 +101,7 @@ function add(
     iterations = Math.max(1, Math.round(STREAM_ELEMS / (STREAM_CHUNK / 4) / grid));
     problem = { grid, chunks: iterations, chunkBytes: STREAM_CHUNK, elems: grid * iterations * (STREAM_CHUNK / 4) };
   }
-  let program: Program = pipelineForKernel({ depth, pending, consumers, iterations }, emit);
+  let program: Program = pipelineForKernel({ depth, pending, consumers, iterations, ...(opts.tiles !== undefined ? { tiles: opts.tiles } : {}) }, emit);
   if (opts.mutant) program = mutate(program, opts.mutant);
   if (opts.noRead) program = withoutReads(program);
   const label = [opts.mutant ?? opts.forced, opts.tag].filter((x) => x !== undefined).join('_');
@@ -149,7 +154,34 @@ function cooperativeSet(sizes: readonly number[]): void {
   }
 }
 
-if (set === 'coop') {
+/** Output tiles per CTA so that the persistent grid (tiles / T CTAs) fills at most the SMs: T divides the tile count. */
+function tilesPerCta(size: number, tile: string): number {
+  const [bm = 128, bn = 128] = tile.split('x').map(Number);
+  const tiles = (size / bm) * (size / bn);
+  let t = Math.ceil(tiles / SMS);
+  while (tiles % t !== 0) t++;
+  return t;
+}
+
+if (set === 'persistent') {
+  // fresh-input checks at 1024 with several tiles per CTA (32 tiles, T = 2 and 4)
+  add('check', 'gemm', 4, 0, 2, 1024, { tile: '128x256x64', cooperative: true, noRead: true, tiles: 2, tag: 'pers2_128x256_noread' });
+  add('check', 'gemm', 4, 1, 2, 1024, { tile: '128x256x64', cooperative: true, tiles: 4, tag: 'pers4_128x256' });
+  add('check', 'gemm', 4, 0, 2, 1024, { tile: '256x128x64', cooperative: true, noRead: true, tiles: 2, tag: 'pers2_256x128_noread' });
+  for (const size of [4096, 8192]) {
+    // the previous best (one tile per CTA), then the persistent kernels
+    add('perf', 'gemm', 4, 0, 2, size, { tile: '128x256x64', cooperative: true, noRead: true, tag: 'coop_128x256_noread' });
+    for (const tile of ['128x256x64', '256x128x64']) {
+      const t = tile.replace(/x64$/, '');
+      const tiles = tilesPerCta(size, tile);
+      const pairs: readonly (readonly [number, number])[] = size === 4096 ? [[4, 0], [4, 1]] : [[4, 0]];
+      for (const [depth, pending] of pairs) add('perf', 'gemm', depth, pending, 2, size, { tile, cooperative: true, noRead: true, tiles, tag: `pers${tiles}_${t}_noread` });
+    }
+    const tiles = tilesPerCta(size, '128x256x64');
+    for (const groupM of [4, 16]) add('perf', 'gemm', 4, 0, 2, size, { tile: '128x256x64', cooperative: true, noRead: true, tiles, groupM, tag: `pers${tiles}_128x256_noread_g${groupM}` });
+    if (size === 4096) add('perf', 'gemm', 4, 0, 2, size, { tile: '128x256x64', cooperative: true, tiles, tag: `pers${tiles}_128x256` });
+  }
+} else if (set === 'coop') {
   add('check', 'gemm', 4, 1, 2, 1024, { tile: '128x256x64', cooperative: true, tag: 'coop_128x256' });
   add('check', 'gemm', 3, 1, 2, 1024, { tile: '256x128x64', cooperative: true, tag: 'coop_256x128' });
   cooperativeSet([4096, 8192]);

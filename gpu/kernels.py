@@ -149,7 +149,14 @@ class Gemm:
         t = loaded.meta["tile"]
         self.bm, self.bn, self.bk = t["bm"], t["bn"], t["bk"]
         self.dtype = loaded.meta["dtype"]
-        self.grid = (self.m // self.bm) * (self.n // self.bn)
+        tiles = (self.m // self.bm) * (self.n // self.bn)
+        self.grid = tiles
+        if loaded.meta.get("persistent"):
+            # a persistent kernel: each CTA computes T tiles (the Program's T, verified at that value)
+            per_cta = next(p["value"] for p in loaded.meta["params"] if p["name"] == loaded.meta["tilesParam"])
+            if tiles % per_cta != 0:
+                raise ValueError(f"{tiles} tiles do not split into CTAs of {per_cta}")
+            self.grid = tiles // per_cta
         self.iterations = self.k // self.bk
 
     def inputs(self, gen):

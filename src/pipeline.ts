@@ -40,6 +40,16 @@ export interface PipelineOptions {
    * exists at the mbarrier level alone. Default false (the turn-taking family above).
    */
   readonly cooperative?: boolean;
+  /**
+   * T: output tiles per CTA, one after the other (a persistent kernel). Stage e = t·K + k of tile
+   * t: the producer runs all T·K stages without a break (it loads the next tile's k-tiles while
+   * the consumers finish the last one); each consumer runs its K-iteration loop once per tile and
+   * at the end of each tile retires its wgmma groups (`wgmma.wait 0`) and releases its last P
+   * slots. Slot e % D and parity (e / D) & 1 continue across tiles. Adds the param T. Needs one
+   * consumer or `cooperative` (turn-taking consumers would split each tile's k-tiles). Default:
+   * absent, one tile per CTA (no loop over tiles, no T).
+   */
+  readonly tiles?: number;
 }
 
 /** The aref every generated program uses. */
@@ -48,20 +58,15 @@ export const PIPELINE_AREF = 'A';
 export function pipelineProgram(opts: PipelineOptions): Program {
   checkOptions(opts);
   if (opts.cooperative === true) return cooperativeProgram(opts);
-  const { depth, pending, consumers, iterations } = opts;
+  const { depth, consumers } = opts;
   const aref: Resource =
     opts.bytes === undefined
       ? { kind: 'aref', name: PIPELINE_AREF, depth }
       : { kind: 'aref', name: PIPELINE_AREF, depth, bytes: opts.bytes };
-  const roles: Role[] = [producerRole()];
+  const roles: Role[] = [producerRole(opts)];
   for (let c = 0; c < consumers; c++) roles.push(consumerRole(c, opts));
   const program: Program = {
-    params: [
-      { name: 'D', value: depth },
-      { name: 'P', value: pending },
-      { name: 'C', value: consumers },
-      { name: 'K', value: iterations },
-    ],
+    params: paramsOf(opts),
     resources: [aref],
     roles,
   };
@@ -85,26 +90,53 @@ function checkOptions(opts: PipelineOptions): void {
   want('consumers', opts.consumers, 1);
   want('iterations', opts.iterations, 0);
   if (opts.bytes !== undefined) want('bytes', opts.bytes, 1);
+  if (opts.tiles !== undefined) {
+    want('tiles', opts.tiles, 1);
+    if (opts.consumers > 1 && opts.cooperative !== true) {
+      throw new InputError('pipeline: tiles (a persistent loop over output tiles) needs one consumer or cooperative consumers; consumers taking turns would split each tile');
+    }
+  }
+}
+
+function paramsOf(opts: PipelineOptions): Program['params'] {
+  const params = [
+    { name: 'D', value: opts.depth },
+    { name: 'P', value: opts.pending },
+    { name: 'C', value: opts.consumers },
+    { name: 'K', value: opts.iterations },
+  ];
+  return opts.tiles === undefined ? params : [...params, { name: 'T', value: opts.tiles }];
+}
+
+/** Stage number of k-tile `k` of the current tile: k itself, or t·K + k with a loop over tiles. */
+function stageOf(opts: PipelineOptions): (k: Expr) => Expr {
+  return opts.tiles === undefined ? (k) => k : (k) => bin('+', bin('*', v('t'), v('K')), k);
+}
+
+/** The loop over a CTA's output tiles around `body`, when the program has one. */
+function perTile(opts: PipelineOptions, body: Stmt[]): Stmt[] {
+  return opts.tiles === undefined ? body : [{ kind: 'for', var: 't', from: num(0), to: v('T'), body }];
 }
 
 const op = (o: Extract<Stmt, { kind: 'op' }>['op']): Stmt => ({ kind: 'op', op: o });
 const slot = (k: Expr): { name: string; index: Expr } => ({ name: PIPELINE_AREF, index: bin('%', k, v('D')) });
 
-function producerRole(): Role {
-  const k = v('k');
+function producerRole(opts: PipelineOptions): Role {
+  const e = stageOf(opts)(v('k'));
   return {
     name: 'producer',
     warps: 1,
-    body: [{ kind: 'for', var: 'k', from: num(0), to: v('K'), body: [op({ kind: 'put', target: slot(k), value: k })] }],
+    body: perTile(opts, [{ kind: 'for', var: 'k', from: num(0), to: v('K'), body: [op({ kind: 'put', target: slot(e), value: e })] }]),
   };
 }
 
 function consumerRole(c: number, opts: PipelineOptions): Role {
   const { consumers, pending } = opts;
   const j = v('j');
-  // k = c + j*C, written as simply as the values allow.
+  const stage = stageOf(opts);
+  // k = c + j*C, written as simply as the values allow (as a stage number with a loop over tiles).
   const kOf = (jj: Expr): Expr => {
-    if (consumers === 1) return jj;
+    if (consumers === 1) return stage(jj);
     const scaled = bin('*', jj, v('C'));
     return c === 0 ? scaled : bin('+', num(c), scaled);
   };
@@ -137,7 +169,7 @@ function consumerRole(c: number, opts: PipelineOptions): Role {
       body: [{ kind: 'if', cond: bin('>=', j, num(0)), then: [op({ kind: 'consumed', target: slot(k) })], else: [] }],
     });
   }
-  return { name: `consumer${c}`, warps: 4, body };
+  return { name: `consumer${c}`, warps: 4, body: perTile(opts, body) };
 }
 
 /**
@@ -149,18 +181,13 @@ function cooperativeProgram(opts: PipelineOptions): Program {
   if (opts.level !== 'mbarrier') {
     throw new InputError('pipeline: cooperative consumers share every slot, which an aref (one borrower per slot) cannot express; use --level mbarrier');
   }
-  const { depth, pending, consumers, iterations } = opts;
+  const { depth, consumers } = opts;
   const aref: Resource =
     opts.bytes === undefined ? { kind: 'aref', name: PIPELINE_AREF, depth } : { kind: 'aref', name: PIPELINE_AREF, depth, bytes: opts.bytes };
-  const roles: Role[] = [producerRole()];
+  const roles: Role[] = [producerRole(opts)];
   for (let c = 0; c < consumers; c++) roles.push({ ...consumerRole(0, { ...opts, consumers: 1 }), name: `consumer${c}` });
   const lowered = lowerProgram({
-    params: [
-      { name: 'D', value: depth },
-      { name: 'P', value: pending },
-      { name: 'C', value: consumers },
-      { name: 'K', value: iterations },
-    ],
+    params: paramsOf(opts),
     resources: [aref],
     roles,
   });

@@ -48,6 +48,12 @@ function grid(): Case[] {
       cases.push({ name, kernel: 'gemm', ptx: emitFromPipeline({ depth, pending: 1, consumers: 2, iterations: 16, emit: { kernel: 'gemm', tile, cooperative: true, name } }).ptx });
     }
   }
+  // Persistent: a loop over T = 4 tiles per CTA, the epilogue inside it (cooperative 128x256 / 256x128, and one consumer).
+  for (const [pending, tile] of [[0, '128x256x64'], [1, '256x128x64']] as const) {
+    const name = `gemm_pers_${tile}_D4_P${pending}_C2`;
+    cases.push({ name, kernel: 'gemm', ptx: emitFromPipeline({ depth: 4, pending, consumers: 2, iterations: 16, tiles: 4, emit: { kernel: 'gemm', tile, cooperative: true, persistent: true, name } }).ptx });
+  }
+  cases.push({ name: 'gemm_pers_D3_P1_C1', kernel: 'gemm', ptx: emitFromPipeline({ depth: 3, pending: 1, consumers: 1, iterations: 16, tiles: 4, emit: { kernel: 'gemm', persistent: true, name: 'gemm_pers_D3_P1_C1' } }).ptx });
   return cases;
 }
 
@@ -68,7 +74,7 @@ describe.skipIf(skip)('ptxas grid (set AREFCHECK_SKIP_PTXAS=1 where ptxas is mis
   }, 600_000);
 
   it('covers both families, C 1..2, D 2..6 and 3 gemm tiles', () => {
-    expect(cases.filter((c) => c.kernel === 'gemm').length).toBe(14 * 2 * 3 + 14 + 4 + 6);
+    expect(cases.filter((c) => c.kernel === 'gemm').length).toBe(14 * 2 * 3 + 14 + 4 + 6 + 3);
     expect(cases.filter((c) => c.kernel === 'stream').length).toBe(14 * 2 * 2 + 4);
   });
 

@@ -15,6 +15,8 @@ export interface ScanOptions {
   /** %tid.x of the thread to run. */
   readonly thread: number;
   readonly ctaid?: number;
+  /** %nctaid.x (grid size); default 1. */
+  readonly nctaid?: number;
   /** Values of the kernel's .param names (Program params and the family's arguments). */
   readonly params: Readonly<Record<string, number>>;
   /** Bytes per gemm k-tile column step (BK) to turn TMA coordinates into tile indices. */
@@ -52,7 +54,7 @@ export function scanThread(ptx: string, opts: ScanOptions): ScanEvent[] {
   let region = 'prologue';
   const params: Record<string, bigint> = { arg_x: GLOBAL_X, arg_y: GLOBAL_Y, arg_c: 0x3_0000_0000n, arg_tmap_a: 0x10n, arg_tmap_b: 0x20n, arg_alpha: 0n, arg_beta: 0n };
   for (const [k, v] of Object.entries(opts.params)) params[k] = BigInt(v);
-  const special: Record<string, bigint> = { '%tid.x': BigInt(opts.thread), '%ctaid.x': BigInt(opts.ctaid ?? 0) };
+  const special: Record<string, bigint> = { '%tid.x': BigInt(opts.thread), '%ctaid.x': BigInt(opts.ctaid ?? 0), '%nctaid.x': BigInt(opts.nctaid ?? 1) };
 
   const value = (o: string): bigint => {
     const t = o.trim();

@@ -33,6 +33,15 @@ export interface Family {
   emitDataOp(r: RoleCtx, op: Op, scope: Scope, loc: Loc | undefined): void;
   /** Code after a consumer role's body (the gemm epilogue). */
   roleEnd(r: RoleCtx): void;
+  /**
+   * A persistent kernel: each consumer role's body is one loop over the CTA's output tiles, and
+   * the family runs `tileStart` / `tileEnd` (zero the accumulators / store the tile) around each
+   * trip; `tile` is the loop variable (the CTA's t-th tile).
+   */
+  readonly perTile?: {
+    tileStart(r: RoleCtx, tile: string): void;
+    tileEnd(r: RoleCtx, tile: string): void;
+  };
   /** Family facts for the meta line (tile, dtype, …). */
   meta(): Record<string, unknown>;
 }

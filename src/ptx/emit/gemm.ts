@@ -8,8 +8,9 @@
 // consumers instead all read every stage and each owns BM/C rows of the tile (CUTLASS's
 // cooperative kernel): no reduction, one m64nBN wgmma per k16 step and consumer.
 import { InputError } from '../../diag.ts';
+import { bin, v } from '../../ir/expr.ts';
 import { stripLocs } from '../../lang/strip.ts';
-import type { Loc, Op, Program } from '../../ir/program.ts';
+import type { Loc, Op, Program, Stmt } from '../../ir/program.ts';
 import type { PtxBuilder } from './builder.ts';
 import type { Scope } from './expr.ts';
 import type { Family, FamilyArg } from './family.ts';
@@ -55,6 +56,8 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
   if (twoPerSm && nConsumers !== 1) throw new InputError('gemm: two CTAs per SM needs exactly one consumer role (the registers of two consumer warpgroups do not fit twice)');
   const coop = options.cooperative === true;
   if (coop) checkCooperative(program, plan, tileText(tile));
+  const persistent = options.persistent === true;
+  if (persistent) checkPersistent(program, plan);
   // Rows of the CTA tile each consumer accumulates: all of them (split-K) or its share (cooperative).
   const rowsPer = coop ? tile.bm / nConsumers : tile.bm;
   if (!Number.isInteger(rowsPer) || rowsPer % 64 !== 0) {
@@ -77,12 +80,47 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
 
   let m0 = '';
   let n0 = '';
+  // the raster's constants, kept for the per-tile origins of a persistent kernel
+  let ctaid = '';
+  let nctaid = '';
+  let tilesM = '';
+  let inGroup = '';
   let tmapA = '';
   let tmapB = '';
   let cBase = '';
   let nArg = '';
   let always = '';
   const acc = new Map<number, string[]>();
+
+  /** The first row and column of output tile `pid` in the grouped raster. */
+  const origin = (b: PtxBuilder, pid: string): [string, string] => {
+    const group = b.reg('r');
+    const firstM = b.reg('r');
+    const size = b.reg('r');
+    const rest = b.reg('r');
+    const pm = b.reg('r');
+    const pn = b.reg('r');
+    b.ins(`div.u32 ${group}, ${pid}, ${inGroup}`);
+    b.ins(`mul.lo.u32 ${firstM}, ${group}, ${groupM}`);
+    b.ins(`sub.u32 ${size}, ${tilesM}, ${firstM}`);
+    b.ins(`min.u32 ${size}, ${size}, ${groupM}`);
+    b.ins(`rem.u32 ${rest}, ${pid}, ${inGroup}`);
+    b.ins(`rem.u32 ${pm}, ${rest}, ${size}`);
+    b.ins(`add.u32 ${pm}, ${pm}, ${firstM}`);
+    b.ins(`div.u32 ${pn}, ${rest}, ${size}`);
+    const m = b.reg('r');
+    const n = b.reg('r');
+    b.ins(`mul.lo.u32 ${m}, ${pm}, ${tile.bm}`);
+    b.ins(`mul.lo.u32 ${n}, ${pn}, ${tile.bn}`);
+    return [m, n];
+  };
+
+  /** Persistent kernel: the origin of the CTA's t-th tile, tile ctaid + t*nctaid. */
+  const originOfTrip = (b: PtxBuilder, t: string): [string, string] => {
+    const pid = b.reg('r');
+    b.ins(`mad.lo.u32 ${pid}, ${t}, ${nctaid}, ${ctaid}`);
+    return origin(b, pid);
+  };
 
   const consumerIndex = (r: RoleCtx): number => plan.consumers.findIndex((c) => c.index === r.placed.index);
 
@@ -96,37 +134,23 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
     extraSmem: reduceBytes,
     ...(nConsumers > 1 ? { setmaxnreg: SETMAXNREG } : twoPerSm ? { setmaxnreg: SETMAXNREG_2CTA, ctasPerSm: 2 } : {}),
     prologue(b: PtxBuilder): void {
-      b.comment(`gemm tile ${tileText(tile)}: grouped raster (${groupM} M-tiles per group) over a 1-D grid`);
+      b.comment(`gemm tile ${tileText(tile)}: grouped raster (${groupM} M-tiles per group) over a 1-D grid${persistent ? ', CTA b computes tiles b + t*gridDim' : ''}`);
       const mArg = b.reg('r');
       nArg = b.reg('r');
       b.ins(`ld.param.u32 ${mArg}, [arg_m]`);
       b.ins(`ld.param.u32 ${nArg}, [arg_n]`);
-      const pid = b.reg('r');
-      const tilesM = b.reg('r');
+      ctaid = b.reg('r');
+      tilesM = b.reg('r');
       const tilesN = b.reg('r');
-      const inGroup = b.reg('r');
-      const group = b.reg('r');
-      const firstM = b.reg('r');
-      const size = b.reg('r');
-      const rest = b.reg('r');
-      const pm = b.reg('r');
-      const pn = b.reg('r');
-      b.ins(`mov.u32 ${pid}, %ctaid.x`);
+      inGroup = b.reg('r');
+      b.ins(`mov.u32 ${ctaid}, %ctaid.x`);
       b.ins(`div.u32 ${tilesM}, ${mArg}, ${tile.bm}`);
       b.ins(`div.u32 ${tilesN}, ${nArg}, ${tile.bn}`);
       b.ins(`mul.lo.u32 ${inGroup}, ${tilesN}, ${groupM}`);
-      b.ins(`div.u32 ${group}, ${pid}, ${inGroup}`);
-      b.ins(`mul.lo.u32 ${firstM}, ${group}, ${groupM}`);
-      b.ins(`sub.u32 ${size}, ${tilesM}, ${firstM}`);
-      b.ins(`min.u32 ${size}, ${size}, ${groupM}`);
-      b.ins(`rem.u32 ${rest}, ${pid}, ${inGroup}`);
-      b.ins(`rem.u32 ${pm}, ${rest}, ${size}`);
-      b.ins(`add.u32 ${pm}, ${pm}, ${firstM}`);
-      b.ins(`div.u32 ${pn}, ${rest}, ${size}`);
-      m0 = b.reg('r');
-      n0 = b.reg('r');
-      b.ins(`mul.lo.u32 ${m0}, ${pm}, ${tile.bm}`);
-      b.ins(`mul.lo.u32 ${n0}, ${pn}, ${tile.bn}`);
+      if (persistent) {
+        nctaid = b.reg('r');
+        b.ins(`mov.u32 ${nctaid}, %nctaid.x`);
+      } else [m0, n0] = origin(b, ctaid);
       tmapA = b.reg('rd');
       tmapB = b.reg('rd');
       b.ins(`mov.b64 ${tmapA}, arg_tmap_a`);
@@ -143,8 +167,8 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
       if (r.placed.wg === 0) return;
       const regs = r.b.regs('acc', frags);
       acc.set(r.placed.index, regs);
-      r.b.comment(`${frags} fp32 accumulators per thread (${mBlocks} x m64n${tile.bn})`);
-      for (const a of regs) r.b.ins(`mov.f32 ${a}, 0f00000000`);
+      r.b.comment(`${frags} fp32 accumulators per thread (${mBlocks} x m64n${tile.bn})${persistent ? ', zeroed at the start of each tile' : ''}`);
+      if (!persistent) for (const a of regs) r.b.ins(`mov.f32 ${a}, 0f00000000`);
     },
     emitDataOp(r: RoleCtx, op: Op, scope: Scope, loc: Loc | undefined): void {
       const { b } = r;
@@ -160,10 +184,13 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
           b.ins(`add.s32 ${dstB}, ${dst}, ${aBytes}`);
           const bar = barrierAddress(r, op.barrier, scope, loc);
           const k = b.reg('r');
-          b.ins(`mul.lo.s32 ${k}, ${r.ex.register(op.value, scope, loc)}, ${tile.bk}`);
+          // persistent: the value is the stage t*K + k of the CTA's t-th tile
+          const kTile = persistent ? bin('%', op.value, v('K')) : op.value;
+          b.ins(`mul.lo.s32 ${k}, ${r.ex.register(kTile, scope, loc)}, ${tile.bk}`);
+          const [m, n] = persistent ? originOfTrip(b, r.ex.register(bin('/', op.value, v('K')), scope, loc)) : [m0, n0];
           const copy = 'cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes';
-          b.ins(`@${r.elect} ${copy} [${dst}], [${tmapA}, {${k}, ${m0}}], ${bar}`);
-          b.ins(`@${r.elect} ${copy} [${dstB}], [${tmapB}, {${k}, ${n0}}], ${bar}`);
+          b.ins(`@${r.elect} ${copy} [${dst}], [${tmapA}, {${k}, ${m}}], ${bar}`);
+          b.ins(`@${r.elect} ${copy} [${dstB}], [${tmapB}, {${k}, ${n}}], ${bar}`);
           return;
         }
         case 'wgmma.issue': {
@@ -213,81 +240,132 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
       }
     },
     roleEnd(r: RoleCtx): void {
-      const regs = acc.get(r.placed.index);
-      if (!regs) return;
-      const { b } = r;
-      const me = consumerIndex(r);
-      b.comment(`arefcheck epilogue ${r.placed.role.name}: retire every wgmma group, ${splitK ? 'add the partial sums, ' : ''}store the owned part of C`);
-      b.ins('wgmma.wait_group.sync.aligned 0');
-      const quad = (g: number): string[] => regs.slice(4 * g, 4 * g + 4);
-      if (splitK) {
-        const mine = b.reg('r');
-        b.ins(`mad.lo.s32 ${mine}, ${r.tidInRole}, 16, ${r.regs.smem}`);
-        b.ins(`add.s32 ${mine}, ${mine}, ${plan.bufferBytes}`);
-        for (let g = 0; g < groups; g++) {
-          const owner = Math.floor(g / ownGroups);
-          if (owner === me) continue;
-          b.ins(`st.shared.v4.f32 [${mine}+${reduceSlot(owner, me, g) * 2048}], {${quad(g).join(', ')}}`);
-        }
-        b.ins(`bar.sync ${reduceBar}, ${128 * nConsumers}`);
-        for (let g = me * ownGroups; g < (me + 1) * ownGroups; g++) {
-          for (let w = 0; w < nConsumers; w++) {
-            if (w === me) continue;
-            const t = b.regs('f', 4);
-            b.ins(`ld.shared.v4.f32 {${t.join(', ')}}, [${mine}+${reduceSlot(me, w, g) * 2048}]`);
-            quad(g).forEach((a, i) => b.ins(`add.f32 ${a}, ${a}, ${t[i]}`));
-          }
-        }
-      }
-      // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8i + 2(l%4) (+1) of each m64 block.
-      const warp = b.reg('r');
-      const lane = b.reg('r');
-      const row = b.reg('r');
-      const col = b.reg('r');
-      b.ins(`shr.u32 ${warp}, ${r.tidInRole}, 5`);
-      b.ins(`and.b32 ${lane}, ${r.tidInRole}, 31`);
-      b.ins(`shr.u32 ${row}, ${lane}, 2`);
-      b.ins(`mad.lo.u32 ${row}, ${warp}, 16, ${row}`);
-      b.ins(`add.u32 ${row}, ${row}, ${m0}`);
-      if (coop && me > 0) b.ins(`add.u32 ${row}, ${row}, ${me * rowsPer}`);
-      b.ins(`and.b32 ${col}, ${lane}, 3`);
-      b.ins(`shl.b32 ${col}, ${col}, 1`);
-      b.ins(`add.u32 ${col}, ${col}, ${n0}`);
-      const at = b.reg('rd');
-      const colWide = b.reg('rd');
-      b.ins(`mul.wide.u32 ${at}, ${row}, ${nArg}`);
-      b.ins(`cvt.u64.u32 ${colWide}, ${col}`);
-      b.ins(`add.s64 ${at}, ${at}, ${colWide}`);
-      b.ins(`shl.b64 ${at}, ${at}, 1`);
-      b.ins(`add.s64 ${at}, ${at}, ${cBase}`);
-      const rowBytes = b.reg('rd');
-      b.ins(`mul.wide.u32 ${rowBytes}, ${nArg}, 2`);
-      const down8 = b.reg('rd');
-      b.ins(`shl.b64 ${down8}, ${rowBytes}, 3`);
-      const cvt = `cvt.rn.${dtype}x2.f32`;
-      for (let mi = 0; mi < mBlocks; mi++) {
-        const first = mi * perBlock / 4;
-        const owned = Array.from({ length: perBlock / 4 }, (_, i) => first + i).filter((g) => !splitK || Math.floor(g / ownGroups) === me);
-        if (owned.length === 0) continue;
-        const top = b.reg('rd');
-        const bottom = b.reg('rd');
-        if (mi === 0) b.ins(`mov.b64 ${top}, ${at}`);
-        else b.ins(`mad.lo.s64 ${top}, ${rowBytes}, ${mi * 64}, ${at}`);
-        b.ins(`add.s64 ${bottom}, ${top}, ${down8}`);
-        for (const g of owned) {
-          const [a0, a1, a2, a3] = quad(g);
-          const i = g - first;
-          const lo = b.reg('r');
-          const hi = b.reg('r');
-          b.ins(`${cvt} ${lo}, ${a1}, ${a0}`);
-          b.ins(`${cvt} ${hi}, ${a3}, ${a2}`);
-          b.ins(`st.global.b32 [${top}+${i * 16}], ${lo}`);
-          b.ins(`st.global.b32 [${bottom}+${i * 16}], ${hi}`);
-        }
-      }
+      if (persistent || !acc.has(r.placed.index)) return;
+      r.b.comment(`arefcheck epilogue ${r.placed.role.name}: retire every wgmma group, ${splitK ? 'add the partial sums, ' : ''}store the owned part of C`);
+      r.b.ins('wgmma.wait_group.sync.aligned 0');
+      storeTile(r, m0, n0);
     },
-    meta: () => ({ tile, dtype, stageBytes: stage, groupM, reduceBytes, ctasPerSm: twoPerSm ? 2 : 1, cooperative: coop, ...(splitK ? { reduceBarrier: reduceBar } : {}) }),
+    ...(persistent
+      ? {
+          perTile: {
+            tileStart(r: RoleCtx): void {
+              r.b.comment('tile start: zero the accumulators');
+              for (const a of acc.get(r.placed.index) ?? []) r.b.ins(`mov.f32 ${a}, 0f00000000`);
+            },
+            tileEnd(r: RoleCtx, t: string): void {
+              // the Program retired every wgmma group of the tile (checkPersistent): the accumulators are final
+              r.b.comment(`arefcheck tile epilogue ${r.placed.role.name}: store the owned part of the CTA's tile ${t}`);
+              const [m, n] = originOfTrip(r.b, t);
+              storeTile(r, m, n);
+            },
+          },
+        }
+      : {}),
+    meta: () => ({
+      tile, dtype, stageBytes: stage, groupM, reduceBytes, ctasPerSm: twoPerSm ? 2 : 1, cooperative: coop,
+      ...(splitK ? { reduceBarrier: reduceBar } : {}),
+      ...(persistent ? { persistent: true, iterParam: 'K', tilesParam: 'T' } : {}),
+    }),
   };
+
+  /** The epilogue: (split-K: add the partial sums,) convert and store this consumer's part of the tile at (m0, n0). */
+  function storeTile(r: RoleCtx, m0: string, n0: string): void {
+    const regs = acc.get(r.placed.index);
+    if (!regs) return;
+    const { b } = r;
+    const me = consumerIndex(r);
+    const quad = (g: number): string[] => regs.slice(4 * g, 4 * g + 4);
+    if (splitK) {
+      const mine = b.reg('r');
+      b.ins(`mad.lo.s32 ${mine}, ${r.tidInRole}, 16, ${r.regs.smem}`);
+      b.ins(`add.s32 ${mine}, ${mine}, ${plan.bufferBytes}`);
+      for (let g = 0; g < groups; g++) {
+        const owner = Math.floor(g / ownGroups);
+        if (owner === me) continue;
+        b.ins(`st.shared.v4.f32 [${mine}+${reduceSlot(owner, me, g) * 2048}], {${quad(g).join(', ')}}`);
+      }
+      b.ins(`bar.sync ${reduceBar}, ${128 * nConsumers}`);
+      for (let g = me * ownGroups; g < (me + 1) * ownGroups; g++) {
+        for (let w = 0; w < nConsumers; w++) {
+          if (w === me) continue;
+          const t = b.regs('f', 4);
+          b.ins(`ld.shared.v4.f32 {${t.join(', ')}}, [${mine}+${reduceSlot(me, w, g) * 2048}]`);
+          quad(g).forEach((a, i) => b.ins(`add.f32 ${a}, ${a}, ${t[i]}`));
+        }
+      }
+    }
+    // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8i + 2(l%4) (+1) of each m64 block.
+    const warp = b.reg('r');
+    const lane = b.reg('r');
+    const row = b.reg('r');
+    const col = b.reg('r');
+    b.ins(`shr.u32 ${warp}, ${r.tidInRole}, 5`);
+    b.ins(`and.b32 ${lane}, ${r.tidInRole}, 31`);
+    b.ins(`shr.u32 ${row}, ${lane}, 2`);
+    b.ins(`mad.lo.u32 ${row}, ${warp}, 16, ${row}`);
+    b.ins(`add.u32 ${row}, ${row}, ${m0}`);
+    if (coop && me > 0) b.ins(`add.u32 ${row}, ${row}, ${me * rowsPer}`);
+    b.ins(`and.b32 ${col}, ${lane}, 3`);
+    b.ins(`shl.b32 ${col}, ${col}, 1`);
+    b.ins(`add.u32 ${col}, ${col}, ${n0}`);
+    const at = b.reg('rd');
+    const colWide = b.reg('rd');
+    b.ins(`mul.wide.u32 ${at}, ${row}, ${nArg}`);
+    b.ins(`cvt.u64.u32 ${colWide}, ${col}`);
+    b.ins(`add.s64 ${at}, ${at}, ${colWide}`);
+    b.ins(`shl.b64 ${at}, ${at}, 1`);
+    b.ins(`add.s64 ${at}, ${at}, ${cBase}`);
+    const rowBytes = b.reg('rd');
+    b.ins(`mul.wide.u32 ${rowBytes}, ${nArg}, 2`);
+    const down8 = b.reg('rd');
+    b.ins(`shl.b64 ${down8}, ${rowBytes}, 3`);
+    const cvt = `cvt.rn.${dtype}x2.f32`;
+    for (let mi = 0; mi < mBlocks; mi++) {
+      const first = mi * perBlock / 4;
+      const owned = Array.from({ length: perBlock / 4 }, (_, i) => first + i).filter((g) => !splitK || Math.floor(g / ownGroups) === me);
+      if (owned.length === 0) continue;
+      const top = b.reg('rd');
+      const bottom = b.reg('rd');
+      if (mi === 0) b.ins(`mov.b64 ${top}, ${at}`);
+      else b.ins(`mad.lo.s64 ${top}, ${rowBytes}, ${mi * 64}, ${at}`);
+      b.ins(`add.s64 ${bottom}, ${top}, ${down8}`);
+      for (const g of owned) {
+        const [a0, a1, a2, a3] = quad(g);
+        const i = g - first;
+        const lo = b.reg('r');
+        const hi = b.reg('r');
+        b.ins(`${cvt} ${lo}, ${a1}, ${a0}`);
+        b.ins(`${cvt} ${hi}, ${a3}, ${a2}`);
+        b.ins(`st.global.b32 [${top}+${i * 16}], ${lo}`);
+        b.ins(`st.global.b32 [${bottom}+${i * 16}], ${hi}`);
+      }
+    }
+  }
+}
+
+/**
+ * A persistent kernel's Program: params K (k-tiles per tile) and T (tiles per CTA), and every
+ * consumer role one loop over the tiles whose body retires all its wgmma groups (`wgmma.wait 0`
+ * at its top level, no wgmma.issue after it) before the tile is stored.
+ */
+function checkPersistent(program: Program, plan: KernelPlan): void {
+  for (const name of ['K', 'T']) {
+    if (!program.params.some((p) => p.name === name)) {
+      throw new InputError(`gemm --persistent: the Program needs the param ${name} (K k-tiles per tile, T tiles per CTA: the pipeline with tiles)`);
+    }
+  }
+  const issues = (stmts: readonly Stmt[]): boolean =>
+    stmts.some((s) => (s.kind === 'op' ? s.op.kind === 'wgmma.issue' : s.kind === 'for' ? issues(s.body) : issues(s.then) || issues(s.else)));
+  for (const c of plan.consumers) {
+    const [loop, ...rest] = c.role.body;
+    if (!loop || loop.kind !== 'for' || rest.length > 0) {
+      throw new InputError(`gemm --persistent: consumer role ${c.role.name} must be one loop over its output tiles (for t in 0..T: …)`, c.role.loc);
+    }
+    const last = loop.body.findLastIndex((s) => s.kind === 'op' && s.op.kind === 'wgmma.wait' && constantOperand(program, s.op.pending, 'wgmma.wait', s.loc) === 0);
+    if (last < 0 || issues(loop.body.slice(last + 1))) {
+      throw new InputError(`gemm --persistent: consumer role ${c.role.name} must retire its wgmma groups (wgmma.wait 0) at the end of each tile before the tile is stored`, loop.loc ?? c.role.loc);
+    }
+  }
 }
 
 /**

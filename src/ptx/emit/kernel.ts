@@ -6,7 +6,7 @@ import { InputError } from '../../diag.ts';
 import type { Program, Role, Stmt } from '../../ir/program.ts';
 import { printOp } from '../../lang/printer.ts';
 import { PtxBuilder } from './builder.ts';
-import { ExprCompiler, type Operand } from './expr.ts';
+import { ExprCompiler, type Operand, type Scope } from './expr.ts';
 import { argDecl, type Family } from './family.ts';
 import type { EmitOptions } from './options.ts';
 import { issues, type KernelPlan, type PlacedRole } from './plan.ts';
@@ -203,13 +203,28 @@ function emitRole(
   };
   b.comment(`arefcheck role ${role.name} begin (warps ${firstWarp}..${firstWarp + role.warps - 1})`);
   family.roleStart(ctx);
+  const perTile = family.perTile && placed.wg > 0 ? family.perTile : undefined;
+  if (perTile && (role.body.length !== 1 || role.body[0]?.kind !== 'for')) {
+    throw new InputError(`persistent kernel: consumer role ${role.name} must be one loop over its output tiles (for t in 0..T: …)`, role.loc);
+  }
+  const hooks = perTile && {
+    start: (sc: Scope, t: string): void => perTile.tileStart(ctx, register(sc, t)),
+    end: (sc: Scope, t: string): void => perTile.tileEnd(ctx, register(sc, t)),
+  };
   compileStmts(b, ctx.ex, role.body, scope, (op, sc, loc) => {
     b.comment(`op ${ascii(printOp(op))}`);
     if (!emitSyncOp(ctx, op, sc, loc)) family.emitDataOp(ctx, op, sc, loc);
-  });
+  }, hooks);
   b.comment(`arefcheck role ${role.name} end`);
   family.roleEnd(ctx);
   b.ins(`bra.uni ${exit}`);
+}
+
+/** The register of a loop variable (compileStmts keeps every loop variable in a register). */
+function register(scope: Scope, name: string): string {
+  const o = scope.get(name);
+  if (!o || !('reg' in o)) throw new Error(`loop variable ${name} has no register`);
+  return o.reg;
 }
 
 /** The producer's loop bound when it is a bare param (`for k in 0..K`): the iteration count. */

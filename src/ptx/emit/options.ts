@@ -44,6 +44,14 @@ export interface EmitOptions {
    * then be 256, and the accumulator limit applies per consumer. Default false.
    */
   readonly cooperative?: boolean;
+  /**
+   * gemm: a persistent kernel. The Program is the pipeline with `tiles: T` (params K and T): the
+   * grid has T times fewer CTAs than output tiles, CTA b computes tiles b + t·gridDim (t < T) in
+   * the grouped raster order. A `tma.load … value e` brings k-tile e % K of the CTA's tile e / K;
+   * each consumer role is one loop over the tiles, whose every trip starts by zeroing the
+   * accumulators and ends (after the Program's `wgmma.wait 0`) by storing the tile. Default false.
+   */
+  readonly persistent?: boolean;
 }
 
 export const DEFAULT_GEMM_TILE: GemmTile = { bm: 128, bn: 128, bk: 64 };

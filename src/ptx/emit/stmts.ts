@@ -7,7 +7,15 @@ import { text, type ExprCompiler, type Operand, type Scope } from './expr.ts';
 
 export type OpEmitter = (op: Op, scope: Scope, loc: Loc | undefined) => void;
 
-export function compileStmts(b: PtxBuilder, ex: ExprCompiler, stmts: readonly Stmt[], scope: Scope, emitOp: OpEmitter): void {
+/** Code around each trip of the `for` loops at the top level of `stmts` (a persistent kernel's loop over tiles). */
+export interface LoopHooks {
+  /** Start of a trip; `scope` has the loop variable. */
+  start(scope: Scope, loopVar: string): void;
+  /** End of a trip, after the loop body's ops. */
+  end(scope: Scope, loopVar: string): void;
+}
+
+export function compileStmts(b: PtxBuilder, ex: ExprCompiler, stmts: readonly Stmt[], scope: Scope, emitOp: OpEmitter, hooks?: LoopHooks): void {
   for (const s of stmts) {
     switch (s.kind) {
       case 'op':
@@ -43,7 +51,9 @@ export function compileStmts(b: PtxBuilder, ex: ExprCompiler, stmts: readonly St
         const p = b.reg('p');
         b.ins(`setp.ge.s32 ${p}, ${v}, ${'imm' in to ? to.imm : to.reg}`);
         b.ins(`@${p} bra.uni ${end}`);
+        hooks?.start(inner, s.var);
         compileStmts(b, ex, s.body, inner, emitOp);
+        hooks?.end(inner, s.var);
         b.ins(`add.s32 ${v}, ${v}, 1`);
         b.ins(`bra.uni ${head}`);
         b.place(end);
