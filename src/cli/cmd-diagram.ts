@@ -1,5 +1,6 @@
 // `arefcheck diagram`: one run of a program (seeded random, or a counterexample file replayed)
-// as a sequence diagram: Mermaid text, or a standalone SVG.
+// as a sequence diagram (Mermaid text, or a standalone SVG); or, for tiny programs, the whole
+// reachable state graph as Graphviz DOT.
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { randomInt } from 'node:crypto';
@@ -10,6 +11,7 @@ import { sequenceToMermaid } from '../learn/mermaid.ts';
 import { recordIndices, recordRandomRun } from '../learn/record.ts';
 import { buildSequence, type SequenceDiagram } from '../learn/sequence.ts';
 import type { Ending } from '../learn/session.ts';
+import { exploreStateGraph, stateGraphToDot } from '../learn/state-graph.ts';
 import { sequenceToSvg } from '../learn/svg.ts';
 import { replayTrace, type ReplayResult } from '../verify/replay.ts';
 import type { TraceFile } from '../verify/trace-json.ts';
@@ -32,8 +34,10 @@ counterexample of a trace file written by 'arefcheck verify --trace-out DIR'.
 Options:
   --seed N               draw the seeded random run (default: a random seed, in the caption)
   --trace TRACE.json     draw this counterexample instead (its params and consumed rule apply)
-  --format mermaid|svg   Mermaid sequenceDiagram text (default), or a standalone SVG
-  -o, --out FILE         write to FILE (the format follows a .svg name) instead of stdout
+  --format mermaid|svg|dot  Mermaid sequenceDiagram text (default), a standalone SVG, or
+                         (dot) the whole reachable state graph in Graphviz DOT, for tiny programs
+  -o, --out FILE         write to FILE (the format follows a .svg or .dot name) instead of stdout
+  --max-states N         dot: refuse graphs with more states (default 500)
   --level aref|mbarrier  the level to run at (an aref program is lowered for mbarrier)
   --param NAME=V         override a param of FILE (repeatable; not with --trace)
   --literal              the paper's consumed rule as written (not with --trace)
@@ -57,17 +61,19 @@ const SPEC: CommandSpec = {
     param: { type: 'string', multiple: true },
     literal: { type: 'boolean' },
     'max-steps': { type: 'string' },
+    'max-states': { type: 'string' },
     kernel: { type: 'string' },
     block: { type: 'string' },
   },
   positionals: { min: 1, max: 1, what: 'FILE' },
 };
 
-export const DIAGRAM_FORMATS = ['mermaid', 'svg'] as const;
+export const DIAGRAM_FORMATS = ['mermaid', 'svg', 'dot'] as const;
 export type DiagramFormat = (typeof DIAGRAM_FORMATS)[number];
 
 const SEED_MAX = 2 ** 32 - 1;
 const DEFAULT_MAX_STEPS = 1000;
+const DEFAULT_MAX_STATES = 500;
 
 /** What a replay reached, as the ending the diagram's last note states. */
 export function replayEnding(result: ReplayResult, trace: TraceFile, line: number | undefined): Ending {
@@ -101,6 +107,15 @@ function traceDiagram(program: Program, trace: TraceFile, level: Level, file: st
   return buildSequence(machine, steps, ending, trace.loopStart === undefined ? { caption } : { caption, loopStart: trace.loopStart });
 }
 
+function formatOfName(out: string | undefined): DiagramFormat {
+  const ext = out === undefined ? '' : extname(out).toLowerCase();
+  return ext === '.svg' ? 'svg' : ext === '.dot' || ext === '.gv' ? 'dot' : 'mermaid';
+}
+
+function render(d: SequenceDiagram, format: 'mermaid' | 'svg'): string {
+  return format === 'svg' ? sequenceToSvg(d) : sequenceToMermaid(d);
+}
+
 export async function main(argv: string[]): Promise<number> {
   const cl = parseCommandLine(SPEC, argv);
   if (!cl) return EXIT.verified;
@@ -108,19 +123,31 @@ export async function main(argv: string[]): Promise<number> {
   const traceFile = flagString(cl, 'trace');
   const requested = flagChoice(cl, 'level', LEVELS);
   const out = flagString(cl, 'out');
-  const format: DiagramFormat = flagChoice(cl, 'format', DIAGRAM_FORMATS) ?? (out !== undefined && extname(out).toLowerCase() === '.svg' ? 'svg' : 'mermaid');
+  const format: DiagramFormat = flagChoice(cl, 'format', DIAGRAM_FORMATS) ?? formatOfName(out);
   const kernel = flagString(cl, 'kernel');
   const block = flagInt(cl, 'block', 1, 1024);
   const ptx = { ...(kernel === undefined ? {} : { kernel }), ...(block === undefined ? {} : { block }) };
 
-  let diagram: SequenceDiagram;
-  if (traceFile !== undefined) {
+  let text: string;
+  if (format === 'dot') {
+    for (const flag of ['seed', 'trace', 'max-steps'])
+      if (cl.values[flag] !== undefined) throw usageError('diagram', `--${flag} does not apply to --format dot (it draws every state)`);
+    const literal = flagBoolean(cl, 'literal');
+    const params = paramOverrides(cl);
+    const program = atLevel(await loadProgramForCli(file, { params, ...ptx }), requested, file);
+    const { machine } = start(program, { literal });
+    const graph = exploreStateGraph(machine, flagInt(cl, 'max-states', 1) ?? DEFAULT_MAX_STATES);
+    const flags = [...params].map(([k, v]) => ` --param ${k}=${v}`).join('');
+    const caption = `arefcheck diagram ${file}${flags} --format dot: ${graph.states.length} states, ${graph.edges.length} transitions at the ${programLevel(program)} level`;
+    text = stateGraphToDot(machine, graph, caption);
+  } else if (traceFile !== undefined) {
     for (const flag of ['seed', 'param', 'literal', 'max-steps'])
       if (cl.values[flag] !== undefined) throw usageError('diagram', `--${flag} cannot be used with --trace (the trace records its own run)`);
     const trace = readTraceFile(traceFile);
     const program = await loadProgramForCli(file, { params: new Map(Object.entries(trace.params)), ...ptx });
-    diagram = traceDiagram(program, trace, requested ?? trace.level, file, traceFile);
+    text = render(traceDiagram(program, trace, requested ?? trace.level, file, traceFile), format);
   } else {
+    if (cl.values['max-states'] !== undefined) throw usageError('diagram', '--max-states applies to --format dot only');
     const seed = flagInt(cl, 'seed', 0, SEED_MAX) ?? randomInt(SEED_MAX);
     const maxSteps = flagInt(cl, 'max-steps', 1) ?? DEFAULT_MAX_STEPS;
     const literal = flagBoolean(cl, 'literal');
@@ -131,10 +158,9 @@ export async function main(argv: string[]): Promise<number> {
     const level = programLevel(program);
     const flags = [...params].map(([k, v]) => ` --param ${k}=${v}`).join('');
     const caption = `arefcheck diagram ${file} --seed ${seed}${flags}: one random run at the ${level} level${literal ? ', literal consumed rule' : ''}, ${run.steps.length} steps`;
-    diagram = buildSequence(machine, run.steps, run.ending, { caption });
+    text = render(buildSequence(machine, run.steps, run.ending, { caption }), format);
   }
 
-  const text = format === 'svg' ? sequenceToSvg(diagram) : sequenceToMermaid(diagram);
   if (out === undefined) {
     process.stdout.write(text);
     return EXIT.verified;

@@ -92,6 +92,16 @@ describe('arefcheck diagram', () => {
     await expect(svg).toMatchFileSnapshot('./golden/diagram-early-release-mbar.seed3.svg');
   });
 
+  it('writes the whole state graph as DOT for a tiny program (the format following a .dot name)', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'arefcheck-diagram-')), 'states.dot');
+    const r = arefcheck(['diagram', 'examples/depth-equals-pending.aref', '--param', 'K=2', '-o', out]);
+    expect(r.status).toBe(0);
+    const dot = readFileSync(out, 'utf8');
+    expect(dot).toMatch(/^digraph states \{\n  label="arefcheck diagram examples\/depth-equals-pending\.aref --param K=2 --format dot: 7 states, 7 transitions at the aref level";/);
+    expectOneLineError(arefcheck(['diagram', 'examples/double-buffer.aref', '--format', 'dot', '--seed', '1']), /--seed does not apply to --format dot/);
+    expectOneLineError(arefcheck(['diagram', 'examples/double-buffer.aref', '--format', 'dot', '--max-states', '5']), /the state graph has more than 5 states/);
+  });
+
   it('warns when a trace does not reach what it records, and refuses one of the wrong level', () => {
     const r = arefcheck(['diagram', 'examples/double-buffer.aref', '--trace', 'traces/m1-producer-parity.json']);
     expect(r.status).toBe(0);
@@ -101,7 +111,7 @@ describe('arefcheck diagram', () => {
 
   it('refuses conflicting or unknown options in one line with exit 2', () => {
     expectOneLineError(arefcheck(['diagram', 'examples/double-buffer.aref', '--trace', 'traces/m6-early-release.json', '--param', 'K=2']), /--param cannot be used with --trace/);
-    expectOneLineError(arefcheck(['diagram', 'examples/double-buffer.aref', '--format', 'png']), /--format expects one of mermaid, svg, got 'png'/);
+    expectOneLineError(arefcheck(['diagram', 'examples/double-buffer.aref', '--format', 'png']), /--format expects one of mermaid, svg, dot, got 'png'/);
     expectOneLineError(arefcheck(['diagram', 'examples/double-buffer.aref', '-o', '/nonexistent-dir/x.mmd', '--seed', '1']), /--out: cannot write '\/nonexistent-dir\/x\.mmd'/);
   });
 });
