@@ -26,6 +26,8 @@ Options:
   --depth D              slots in the ring (>= 1)
   --pending P            wgmma groups kept outstanding before a release (>= 0)
   --consumers C          consumer roles taking turns (>= 1)
+  --tiles T              T output tiles per CTA, one after the other (a persistent kernel); needs
+                         one consumer or --cooperative
   --cooperative          every consumer reads every slot (empty barriers count C, as CUTLASS's
                          cooperative kernel); mbarrier level only
   --iterations K         values put in all (>= 0)
@@ -65,6 +67,7 @@ const SPEC: CommandSpec = {
     level: { type: 'string' },
     bytes: { type: 'string' },
     cooperative: { type: 'boolean' },
+    tiles: { type: 'string' },
     print: { type: 'boolean' },
     json: { type: 'boolean' },
     'max-states': { type: 'string' },
@@ -86,7 +89,8 @@ export async function main(argv: string[]): Promise<number> {
   const iterations = requiredInt(cl, SPEC.name, 'iterations', 0, MAX_INT);
   const bytes = flagInt(cl, 'bytes', 1, MAX_INT);
   const cooperative = flagBoolean(cl, 'cooperative');
-  const family: PipelineFamily = { depth, pending, consumers, iterations, ...(cooperative ? { cooperative } : {}) };
+  const tiles = flagInt(cl, 'tiles', 1, MAX_INT);
+  const family: PipelineFamily = { depth, pending, consumers, iterations, ...(cooperative ? { cooperative } : {}), ...(tiles === undefined ? {} : { tiles }) };
   const name = `pipeline D=${depth} P=${pending} C=${consumers} K=${iterations}`;
 
   if (flagBoolean(cl, 'print')) {
@@ -122,9 +126,13 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Emit the pipeline's kernel: the program is the mbarrier-level pipeline sized for the kernel. */
-function emitPipeline(family: PipelineFamily, kernel: string, tile: string | undefined): { program: Program; ptx: string } {
-  if (kernel !== 'stream' && kernel !== 'gemm') throw new InputError(`--kernel expects one of stream, gemm, got '${kernel}'`);
+function emitPipeline(family: PipelineFamily, kernelFlag: string, tile: string | undefined): { program: Program; ptx: string } {
+  if (kernelFlag !== 'stream' && kernelFlag !== 'gemm') throw new InputError(`--kernel expects one of stream, gemm, got '${kernelFlag}'`);
+  const kernel: 'stream' | 'gemm' = kernelFlag;
   const cooperative = family.cooperative === true;
+  const persistent = family.tiles !== undefined;
   if (cooperative && kernel !== 'gemm') throw new InputError('--cooperative goes with --kernel gemm');
-  return emitFromPipeline({ ...family, emit: { kernel, ...(tile === undefined ? {} : { tile: parseTile(kernel, tile) }), ...(cooperative ? { cooperative } : {}) } });
+  if (persistent && kernel !== 'gemm') throw new InputError('--tiles (a persistent kernel) goes with --kernel gemm');
+  const emit = { kernel, ...(tile === undefined ? {} : { tile: parseTile(kernel, tile) }), ...(cooperative ? { cooperative } : {}), ...(persistent ? { persistent } : {}) };
+  return emitFromPipeline({ ...family, emit });
 }

@@ -34,3 +34,14 @@ describe('pipeline --cooperative', () => {
     expect(stream.stderr.trim()).toBe('error: --cooperative goes with --kernel gemm');
   });
 });
+
+describe('pipeline --tiles', () => {
+  it('a persistent loop over tiles verifies, refuses turn-taking consumers, and emits a persistent gemm', () => {
+    expect(arefcheck('pipeline', '--depth', '3', '--pending', '1', '--consumers', '1', '--iterations', '4', '--tiles', '3').status).toBe(0);
+    const turns = arefcheck('pipeline', '--depth', '3', '--pending', '1', '--consumers', '2', '--iterations', '4', '--tiles', '3');
+    expect(turns.status).toBe(2);
+    expect(turns.stderr).toMatch(/needs one consumer or cooperative consumers/);
+    const emitted = arefcheck('pipeline', '--depth', '4', '--pending', '0', '--consumers', '2', '--iterations', '4', '--tiles', '2', '--cooperative', '--emit-ptx', '/dev/null', '--kernel', 'gemm', '--tile', '128x256x64');
+    expect(emitted.status).toBe(0);
+  });
+});
