@@ -63,7 +63,7 @@ export function stepMessages(m: Machine, step: StepRecord): Message[] {
     const t = before.tma[a.index];
     if (!t) return out;
     add({ kind: 'tma' }, { kind: 'slot', slot: t.slot }, `lands value ${show(t.value)}`, true);
-    add({ kind: 'tma' }, { kind: 'barrier', barrier: t.barrier }, `complete_tx ${t.bytes}${barrierChange(m, before, after, t.barrier)}`, true);
+    add({ kind: 'tma' }, { kind: 'barrier', barrier: t.barrier }, `complete_tx ${t.bytes}${barrierChange(before, after, t.barrier)}`, true);
     return out;
   }
   if (a.kind === 'retire') {
@@ -110,7 +110,7 @@ export function stepMessages(m: Machine, step: StepRecord): Message[] {
   };
   const barAfter = (p: Party | undefined): string => {
     const b = barOf(p);
-    return b === undefined ? '' : barrierChange(m, before, after, b);
+    return b === undefined ? '' : barrierChange(before, after, b);
   };
   const expect = (i: number): string => (val(i) === '⊥' ? '' : ` expect ${val(i)}`);
   const op = code.op;
@@ -180,6 +180,7 @@ export function stepMessages(m: Machine, step: StepRecord): Message[] {
     case 'bar.sync':
     case 'bar.arrive': {
       const id = Number(val(0));
+      // BAR_RELEASED (semantics/state.ts): the role leaves a bar.sync that has completed
       const released = before.roles[a.role]?.barState === 2 ? ' (released)' : '';
       const party: Party | undefined = Number.isInteger(id) && id >= 0 && id < after.namedCount.length ? { kind: 'named', id } : undefined;
       const count = party ? ` → ${after.namedCount[id]} threads in` : '';
@@ -206,7 +207,7 @@ function outstanding(s: MachineState, r: number): number {
   return rs ? rs.mmaGroups.filter((g) => !g.retired).length + (rs.mmaOpen.length > 0 ? 1 : 0) : 0;
 }
 
-function barrierChange(m: Machine, before: MachineState, after: MachineState, b: number): string {
+function barrierChange(before: MachineState, after: MachineState, b: number): string {
   const x = before.barriers[b];
   const y = after.barriers[b];
   if (!x || !y) return '';

@@ -60,7 +60,7 @@ function outstandingText(m: Machine, s: MachineState, r: number): string | undef
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
-const usesWgmma = (m: Machine, r: number): boolean =>
+const hasAsyncReads = (m: Machine, r: number): boolean =>
   m.roles[r]?.code.some((i) => i.kind === 'op' && (i.op.kind === 'wgmma.issue' || i.op.kind === 'tma.store')) ?? false;
 
 /** The whole state, one item per line, labels padded to one column. */
@@ -84,7 +84,7 @@ export function formatStatePanel(m: Machine, s: MachineState, stepsTaken: number
     const name = m.roles[r]?.name ?? `role${r}`;
     const rs = s.roles[r];
     const instr = currentOp(m, s, r);
-    const outstanding = outstandingText(m, s, r) ?? (usesWgmma(m, r) ? 'no wgmma group outstanding' : undefined);
+    const outstanding = outstandingText(m, s, r) ?? (hasAsyncReads(m, r) ? 'no wgmma group outstanding' : undefined);
     const extra = outstanding ? [outstanding] : [];
     if (!instr || !rs) {
       roleRows.push([name, ['finished', ...extra]]);
@@ -107,7 +107,7 @@ export function formatStatePanel(m: Machine, s: MachineState, stepsTaken: number
 /** Actor column width: every actor name this machine can produce. */
 export function actorWidth(m: Machine): number {
   let w = 8;
-  m.roles.forEach((role, r) => {
+  m.roles.forEach((role) => {
     const kinds = new Set(role.code.flatMap((i) => (i.kind === 'op' ? [i.op.kind] : [])));
     w = Math.max(w, role.name.length);
     if (kinds.has('tma.load')) w = Math.max(w, `TMA (${role.name})`.length);
