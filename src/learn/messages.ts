@@ -183,7 +183,9 @@ export function stepMessages(m: Machine, step: StepRecord): Message[] {
       // BAR_RELEASED (semantics/state.ts): the role leaves a bar.sync that has completed
       const released = before.roles[a.role]?.barState === 2 ? ' (released)' : '';
       const party: Party | undefined = Number.isInteger(id) && id >= 0 && id < after.namedCount.length ? { kind: 'named', id } : undefined;
-      const count = party ? ` → ${after.namedCount[id]} threads in` : '';
+      // an arrival adds threads: a count of 0 after it means it completed the barrier's generation
+      const completed = party !== undefined && after.namedCount[id] === 0;
+      const count = party ? (completed ? ' → complete, every waiter released' : ` → ${after.namedCount[id]} threads in`) : '';
       add(role, to(party), `${op.kind} ${val(0)}, ${val(1)}${released}${released ? '' : count}`);
       break;
     }

@@ -41,6 +41,19 @@ describe('stepMessages', () => {
     expect(wait?.to).toEqual({ kind: 'barrier', barrier: 2 }); // empty[0]: full[0..1] come first
   });
 
+  it('named barriers: arrivals count threads in, the completing one says so, a waiter leaves released', () => {
+    const { machine, run } = seededRun('examples/gallery/m14-elected-arrive-ok.aref', 2, { K: 2 });
+    const labels = run.steps.flatMap((s) => stepMessages(machine, s)).filter((m) => m.to.kind === 'named').map((m) => m.label.replace(/^\d+\. /, ''));
+    expect(labels.slice(0, 3)).toEqual(['bar.sync 1, 64 → 32 threads in', 'bar.sync 1, 64 → complete, every waiter released', 'bar.sync 1, 64 (released)']);
+  });
+
+  it('fence.proxy.async is a role talking to itself', () => {
+    const { machine, run } = seededRun('examples/gallery/m13-missing-proxy-fence-ok.aref', 2);
+    const fences = run.steps.flatMap((s) => stepMessages(machine, s)).filter((m) => m.label.endsWith('fence.proxy.async'));
+    expect(fences.length).toBeGreaterThan(0);
+    for (const f of fences) expect(f.to).toEqual(f.from);
+  });
+
   it('marks the step that produced the violation, and only that one', () => {
     const { machine, run } = seededRun('examples/early-release-mbar.aref', 3);
     const failed = run.steps.flatMap((s) => stepMessages(machine, s)).filter((m) => m.failed);
