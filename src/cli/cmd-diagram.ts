@@ -92,7 +92,7 @@ export function replayEnding(result: ReplayResult, trace: TraceFile, line: numbe
 }
 
 /** The counterexample of `trace`, replayed (which checks that it fits and judges its end), then drawn. */
-function traceDiagram(program: Program, trace: TraceFile, level: Level, file: string, traceFile: string): SequenceDiagram {
+export function traceDiagram(program: Program, trace: TraceFile, level: Level, file: string, traceFile: string): SequenceDiagram {
   const result = replayTrace(program, trace, level);
   if (!result.reproduced) process.stderr.write(`warning: ${traceFile} ends with ${result.reached}, not the ${trace.kind} it records\n`);
   const lowered = level === 'mbarrier' && programLevel(program) === 'aref';
