@@ -18,6 +18,8 @@ export const COMMANDS = [
   { name: 'replay', summary: 're-run a counterexample trace through the reference interpreter' },
   { name: 'emit', summary: 'emit an sm_90a PTX kernel for a program' },
   { name: 'lift', summary: "lift a PTX kernel's mbarrier schedule into a program" },
+  { name: 'step', summary: 'step through a program action by action (for learning the rules)' },
+  { name: 'diagram', summary: 'draw a run or a counterexample: Mermaid or SVG sequence diagram, or the DOT state graph' },
 ] as const;
 export type CommandName = (typeof COMMANDS)[number]['name'];
 

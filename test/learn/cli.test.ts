@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function arefcheck(args: readonly string[], stdin = ''): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/learn/cli-entry.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: root,
     encoding: 'utf8',
     input: stdin,

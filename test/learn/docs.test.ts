@@ -63,7 +63,7 @@ describe('docs/learn.md', () => {
   for (const e of found) {
     it(`prints what the page shows: ${e.command}`, () => {
       const [, ...args] = words(e.command);
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/learn/cli-entry.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
       expect(r.stderr).toBe('');
       const actual = r.stdout.replace(/\n$/, '');
       if (e.tail) expect(actual.endsWith(`\n${e.expected}`)).toBe(true);
