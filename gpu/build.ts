@@ -79,6 +79,8 @@ function add(
     cooperative?: boolean;
     /** Persistent kernel: output tiles per CTA (the pipeline's `tiles`); the grid is tiles / T CTAs. */
     tiles?: number;
+    /** Pingpong consumers (with tiles): consumer c computes the CTA's tiles c, c+2, … */
+    pingpong?: boolean;
     groupM?: number;
     problem?: { m: number; n: number; k: number };
   } = {},
@@ -89,6 +91,7 @@ function add(
     ...(opts.twoPerSm ? { ctasPerSm: 2 as const } : {}),
     ...(opts.cooperative ? { cooperative: true } : {}),
     ...(opts.tiles !== undefined ? { persistent: true } : {}),
+    ...(opts.pingpong ? { pingpong: true } : {}),
     ...(opts.groupM !== undefined ? { groupM: opts.groupM } : {}),
   };
   let iterations: number;
@@ -163,7 +166,26 @@ function tilesPerCta(size: number, tile: string): number {
   return t;
 }
 
-if (set === 'persistent') {
+if (set === 'pingpong') {
+  // fresh-input checks at 1024 (64 tiles of 128x128 or 64x256), one with an odd T (1024x1152: 72 tiles, T = 3)
+  add('check', 'gemm', 4, 0, 2, 1024, { tile: '128x128x64', pingpong: true, noRead: true, tiles: 4, tag: 'ping4_128x128_noread' });
+  add('check', 'gemm', 4, 1, 2, 1024, { tile: '128x128x64', pingpong: true, tiles: 8, tag: 'ping8_128x128' });
+  add('check', 'gemm', 5, 0, 2, 1024, { tile: '128x128x64', pingpong: true, noRead: true, tiles: 3, problem: { m: 1024, n: 1152, k: 1024 }, tag: 'ping3_128x128_noread_1152' });
+  add('check', 'gemm', 4, 0, 2, 1024, { tile: '64x256x64', pingpong: true, noRead: true, tiles: 2, tag: 'ping2_64x256_noread' });
+  for (const size of [4096, 8192]) {
+    // run 5's best (persistent cooperative 128x256), then the pingpong kernels
+    const coopT = tilesPerCta(size, '128x256x64');
+    add('perf', 'gemm', 4, 0, 2, size, { tile: '128x256x64', cooperative: true, noRead: true, tiles: coopT, tag: `pers${coopT}_128x256_noread` });
+    const tiles = tilesPerCta(size, '128x128x64');
+    const pairs: readonly (readonly [number, number])[] = size === 4096 ? [[4, 0], [5, 0], [6, 0], [5, 1], [6, 1]] : [[5, 0], [6, 1]];
+    for (const [depth, pending] of pairs) add('perf', 'gemm', depth, pending, 2, size, { tile: '128x128x64', pingpong: true, noRead: true, tiles, tag: `ping${tiles}_128x128_noread` });
+    if (size === 4096) {
+      add('perf', 'gemm', 5, 0, 2, size, { tile: '128x128x64', pingpong: true, tiles, tag: `ping${tiles}_128x128` });
+      const t64 = tilesPerCta(size, '64x256x64');
+      for (const [depth, pending] of [[4, 0], [5, 0], [5, 1]] as const) add('perf', 'gemm', depth, pending, 2, size, { tile: '64x256x64', pingpong: true, noRead: true, tiles: t64, tag: `ping${t64}_64x256_noread` });
+    }
+  }
+} else if (set === 'persistent') {
   // fresh-input checks at 1024 with several tiles per CTA (32 tiles, T = 2 and 4)
   add('check', 'gemm', 4, 0, 2, 1024, { tile: '128x256x64', cooperative: true, noRead: true, tiles: 2, tag: 'pers2_128x256_noread' });
   add('check', 'gemm', 4, 1, 2, 1024, { tile: '128x256x64', cooperative: true, tiles: 4, tag: 'pers4_128x256' });

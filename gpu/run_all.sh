@@ -26,7 +26,7 @@ case "$mode" in
     python3 gpu/harness.py --manifest .gpu/manifest.json --out "$out" "$@" 2>&1 | tee "$out/log.txt"
     ;;
   *)
-    echo "usage: gpu/run_all.sh build [smoke|full|coop|persistent] | run [--checks N] [--parallel N]" >&2
+    echo "usage: gpu/run_all.sh build [smoke|full|coop|persistent|pingpong] | run [--checks N] [--parallel N]" >&2
     exit 2
     ;;
 esac

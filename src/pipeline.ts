@@ -50,6 +50,20 @@ export interface PipelineOptions {
    * absent, one tile per CTA (no loop over tiles, no T).
    */
   readonly tiles?: number;
+  /**
+   * Ping-pong consumers (CUTLASS's KernelTmaWarpSpecializedPingpong), with `tiles: T` and C = 2:
+   * the two consumers take turns on whole output tiles, consumer c computing tiles c, c+2, … of the
+   * CTA's T tiles (all K k-tiles of each, its own accumulators), so one consumer's epilogue
+   * overlaps the other's main loop. The producer is the `tiles` producer (stages in tile order);
+   * each slot round is released by the one consumer of its tile (empty count 1). An ordering
+   * barrier `order[2]` (count 1) makes the main loops alternate: consumer c waits on order[c]
+   * before every tile but the CTA's first and arrives on order[1-c] after its K iterations when
+   * the other consumer has a next tile. It is needed for correctness, not only for speed: without
+   * it a consumer waiting on a full barrier for its tile's first stage can pass on the parity of
+   * a phase two rounds old while the other consumer's tile still streams through the ring.
+   * mbarrier level only. Default false.
+   */
+  readonly pingpong?: boolean;
 }
 
 /** The aref every generated program uses. */
@@ -58,6 +72,7 @@ export const PIPELINE_AREF = 'A';
 export function pipelineProgram(opts: PipelineOptions): Program {
   checkOptions(opts);
   if (opts.cooperative === true) return cooperativeProgram(opts);
+  if (opts.pingpong === true) return pingpongProgram(opts);
   const { depth, consumers } = opts;
   const aref: Resource =
     opts.bytes === undefined
@@ -90,9 +105,15 @@ function checkOptions(opts: PipelineOptions): void {
   want('consumers', opts.consumers, 1);
   want('iterations', opts.iterations, 0);
   if (opts.bytes !== undefined) want('bytes', opts.bytes, 1);
+  if (opts.pingpong === true) {
+    if (opts.tiles === undefined || opts.consumers !== 2 || opts.cooperative === true) {
+      throw new InputError('pipeline: pingpong needs tiles (a loop over output tiles) and exactly 2 consumers, not cooperative ones');
+    }
+    if (opts.level !== 'mbarrier') throw new InputError('pipeline: pingpong consumers are ordered by an mbarrier (order[2]); use --level mbarrier');
+  }
   if (opts.tiles !== undefined) {
     want('tiles', opts.tiles, 1);
-    if (opts.consumers > 1 && opts.cooperative !== true) {
+    if (opts.consumers > 1 && opts.cooperative !== true && opts.pingpong !== true) {
       throw new InputError('pipeline: tiles (a persistent loop over output tiles) needs one consumer or cooperative consumers; consumers taking turns would split each tile');
     }
   }
@@ -131,9 +152,13 @@ function producerRole(opts: PipelineOptions): Role {
 }
 
 function consumerRole(c: number, opts: PipelineOptions): Role {
+  return { name: `consumer${c}`, warps: 4, body: perTile(opts, consumerBody(c, opts, stageOf(opts))) };
+}
+
+/** One consumer's k loop (iterations j), its `wgmma.wait 0` and its last releases; `stage` maps k to the stage number. */
+function consumerBody(c: number, opts: PipelineOptions, stage: (k: Expr) => Expr): Stmt[] {
   const { consumers, pending } = opts;
   const j = v('j');
-  const stage = stageOf(opts);
   // k = c + j*C, written as simply as the values allow (as a stage number with a loop over tiles).
   const kOf = (jj: Expr): Expr => {
     if (consumers === 1) return stage(jj);
@@ -169,7 +194,7 @@ function consumerRole(c: number, opts: PipelineOptions): Role {
       body: [{ kind: 'if', cond: bin('>=', j, num(0)), then: [op({ kind: 'consumed', target: slot(k) })], else: [] }],
     });
   }
-  return { name: `consumer${c}`, warps: 4, body: perTile(opts, body) };
+  return body;
 }
 
 /**
@@ -196,4 +221,42 @@ function cooperativeProgram(opts: PipelineOptions): Program {
     ...lowered,
     resources: lowered.resources.map((r) => (r.kind === 'mbarrier' && r.name === empty ? { ...r, count: consumers } : r)),
   };
+}
+
+/** The ordering barrier of the pingpong variant: order[c] lets consumer c start a tile's main loop. */
+export const PINGPONG_ORDER = 'order';
+
+/**
+ * The pingpong variant: the `tiles` producer, and consumer c a loop over its trips i (tile
+ * c + 2i, stage (c + 2i)·K + k) around the one-consumer body, ordered by `order[2]`:
+ *   if (c, i) is not the CTA's first tile: wait order[c], (i - 1 + c) & 1   (the i-th pass of c)
+ *   the K iterations, getting and releasing as the C = 1 consumer
+ *   if c + 2i + 1 < T: arrive order[1 - c]            (the other consumer may start tile c + 2i + 1)
+ *   wgmma.wait 0, the last releases
+ * Consumer 0's passes are i = 1, 2, … (rounds 0, 1, …); consumer 1's are i = 0, 1, … .
+ */
+function pingpongProgram(opts: PipelineOptions): Program {
+  const aref: Resource =
+    opts.bytes === undefined ? { kind: 'aref', name: PIPELINE_AREF, depth: opts.depth } : { kind: 'aref', name: PIPELINE_AREF, depth: opts.depth, bytes: opts.bytes };
+  const order: Resource = { kind: 'mbarrier', name: PINGPONG_ORDER, size: 2, count: 1 };
+  const roles: Role[] = [producerRole(opts)];
+  const i = v('i');
+  for (const c of [0, 1]) {
+    const tile = c === 0 ? bin('*', num(2), i) : bin('+', num(1), bin('*', num(2), i));
+    const stage = (k: Expr): Expr => bin('+', bin('*', tile, v('K')), k);
+    const [loop, ...tail] = consumerBody(0, { ...opts, consumers: 1 }, stage);
+    if (!loop) throw new Error('unreachable: the consumer body starts with its k loop');
+    const wait = op({ kind: 'wait', target: { name: PINGPONG_ORDER, index: num(c) }, parity: bin('&', c === 0 ? bin('-', i, num(1)) : i, num(1)) });
+    const arrive = op({ kind: 'arrive', target: { name: PINGPONG_ORDER, index: num(1 - c) }, count: num(1) });
+    const body: Stmt[] = [
+      c === 0 ? { kind: 'if', cond: bin('>=', i, num(1)), then: [wait], else: [] } : wait,
+      loop,
+      { kind: 'if', cond: bin('<', bin('+', tile, num(1)), v('T')), then: [arrive], else: [] },
+      ...tail,
+    ];
+    // trips of consumer c: tiles c, c + 2, … < T, i.e. (T + 1 - c) / 2
+    const trips = c === 0 ? bin('/', bin('+', v('T'), num(1)), num(2)) : bin('/', v('T'), num(2));
+    roles.push({ name: `consumer${c}`, warps: 4, body: [{ kind: 'for', var: 'i', from: num(0), to: trips, body }] });
+  }
+  return lowerProgram({ params: paramsOf(opts), resources: [aref, order], roles });
 }

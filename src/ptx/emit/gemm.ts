@@ -6,7 +6,10 @@
 // several consumers the partial sums meet in shared memory after the loop (split-K inside the
 // CTA, which is what "consumers take turns" means for one output tile). With `cooperative` the
 // consumers instead all read every stage and each owns BM/C rows of the tile (CUTLASS's
-// cooperative kernel): no reduction, one m64nBN wgmma per k16 step and consumer.
+// cooperative kernel): no reduction, one m64nBN wgmma per k16 step and consumer. With `pingpong`
+// (persistent only) two consumers take turns on whole tiles: consumer c computes the CTA's tiles
+// c, c+2, … with all BM rows in its own accumulators (CUTLASS's pingpong kernel), so one
+// consumer's epilogue overlaps the other's main loop.
 import { InputError } from '../../diag.ts';
 import { bin, v } from '../../ir/expr.ts';
 import { stripLocs } from '../../lang/strip.ts';
@@ -58,6 +61,8 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
   if (coop) checkCooperative(program, plan, tileText(tile));
   const persistent = options.persistent === true;
   if (persistent) checkPersistent(program, plan);
+  const ping = options.pingpong === true;
+  if (ping) checkPingpong(program, plan, persistent, coop);
   // Rows of the CTA tile each consumer accumulates: all of them (split-K) or its share (cooperative).
   const rowsPer = coop ? tile.bm / nConsumers : tile.bm;
   if (!Number.isInteger(rowsPer) || rowsPer % 64 !== 0) {
@@ -68,7 +73,7 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
   const frags = mBlocks * perBlock;
   if (frags > 128) throw new InputError(`gemm tile ${tileText(tile)}: each consumer warpgroup would hold ${frags} fp32 accumulators per thread (at most 128 fit)`);
   const groups = frags / 4;
-  const splitK = !coop && nConsumers > 1;
+  const splitK = !coop && !ping && nConsumers > 1;
   if (splitK && groups % nConsumers !== 0) {
     throw new InputError(`gemm tile ${tileText(tile)}: ${groups} accumulator quads per thread do not split evenly over ${nConsumers} consumer roles`);
   }
@@ -254,8 +259,14 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
             },
             tileEnd(r: RoleCtx, t: string): void {
               // the Program retired every wgmma group of the tile (checkPersistent): the accumulators are final
-              r.b.comment(`arefcheck tile epilogue ${r.placed.role.name}: store the owned part of the CTA's tile ${t}`);
-              const [m, n] = originOfTrip(r.b, t);
+              r.b.comment(`arefcheck tile epilogue ${r.placed.role.name}: store the owned part of the CTA's tile ${ping ? `2*${t} + ${consumerIndex(r)}` : t}`);
+              let tile = t;
+              if (ping) {
+                // pingpong: trip t of consumer c is the CTA's tile 2t + c
+                tile = r.b.reg('r');
+                r.b.ins(`mad.lo.u32 ${tile}, ${t}, 2, ${consumerIndex(r)}`);
+              }
+              const [m, n] = originOfTrip(r.b, tile);
               storeTile(r, m, n);
             },
           },
@@ -265,6 +276,7 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
       tile, dtype, stageBytes: stage, groupM, reduceBytes, ctasPerSm: twoPerSm ? 2 : 1, cooperative: coop,
       ...(splitK ? { reduceBarrier: reduceBar } : {}),
       ...(persistent ? { persistent: true, iterParam: 'K', tilesParam: 'T' } : {}),
+      ...(ping ? { pingpong: true } : {}),
     }),
   };
 
@@ -365,6 +377,21 @@ function checkPersistent(program: Program, plan: KernelPlan): void {
     if (last < 0 || issues(loop.body.slice(last + 1))) {
       throw new InputError(`gemm --persistent: consumer role ${c.role.name} must retire its wgmma groups (wgmma.wait 0) at the end of each tile before the tile is stored`, loop.loc ?? c.role.loc);
     }
+  }
+}
+
+/**
+ * Pingpong consumers: a persistent kernel with exactly two consumer roles that run different
+ * schedules (trip t of consumer c stores the CTA's tile 2t + c, so the Program must give consumer
+ * c the stages of those tiles: `pipelineProgram({ pingpong: true })`).
+ */
+function checkPingpong(program: Program, plan: KernelPlan, persistent: boolean, coop: boolean): void {
+  if (!persistent || coop) throw new InputError('gemm --pingpong needs --persistent (a loop over tiles) and excludes --cooperative');
+  if (plan.consumers.length !== 2) throw new InputError(`gemm --pingpong: the Program needs exactly 2 consumer roles, it has ${plan.consumers.length}`);
+  const bodies = stripLocs(program).roles;
+  const [a, b] = plan.consumers.map((c) => JSON.stringify(bodies[c.index]?.body));
+  if (a === b) {
+    throw new InputError('gemm --pingpong: both consumer roles run the same schedule; pingpong consumers take alternate tiles (the pipeline with pingpong)', plan.consumers[1]?.role.loc);
   }
 }
 

@@ -34,7 +34,8 @@ export function pipelineForKernel(pipeline: Omit<PipelineOptions, 'level' | 'byt
         ? options.tile
         : DEFAULT_STREAM_CHUNK;
   const cooperative = pipeline.cooperative ?? (options.kernel === 'gemm' && options.cooperative === true);
-  return pipelineProgram({ ...pipeline, level: 'mbarrier', bytes, ...(cooperative ? { cooperative } : {}) });
+  const pingpong = pipeline.pingpong ?? (options.kernel === 'gemm' && options.pingpong === true);
+  return pipelineProgram({ ...pipeline, level: 'mbarrier', bytes, ...(cooperative ? { cooperative } : {}), ...(pingpong ? { pingpong } : {}) });
 }
 
 export interface EmitFromPipelineOptions extends Omit<PipelineOptions, 'level' | 'bytes'> {

@@ -52,6 +52,12 @@ export interface EmitOptions {
    * accumulators and ends (after the Program's `wgmma.wait 0`) by storing the tile. Default false.
    */
   readonly persistent?: boolean;
+  /**
+   * gemm, persistent: two consumer roles take turns on whole tiles (trip t of consumer c is the
+   * CTA's tile 2t + c, all BM×BN outputs in that consumer's accumulators). The Program must be the
+   * pingpong pipeline (`pipelineProgram({ pingpong: true, tiles: T })`). Default false.
+   */
+  readonly pingpong?: boolean;
 }
 
 export const DEFAULT_GEMM_TILE: GemmTile = { bm: 128, bn: 128, bk: 64 };
