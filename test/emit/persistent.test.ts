@@ -11,27 +11,15 @@ import { emitPtx, pipelineForKernel, readMeta, type EmitOptions } from '../../sr
 import { liftPtxFile } from '../../src/ptx/lift/index.ts';
 import { verifyProgram } from '../../src/verify.ts';
 import { expectedRole } from './expected.ts';
-import { foldEvents, scanThread } from './scan.ts';
+import { readBack, withoutReads } from './tile-loop.ts';
 
 const PERS: EmitOptions = { kernel: 'gemm', tile: '128x256x64', cooperative: true, persistent: true };
 
 const program = (depth: number, pending: number, iterations: number, tiles: number, consumers = 2, noRead = false): Program => {
   const p = pipelineForKernel({ depth, pending, consumers, iterations, tiles }, consumers === 1 ? { kernel: 'gemm', persistent: true } : PERS);
-  if (!noRead) return p;
-  const drop = (stmts: readonly Stmt[]): Stmt[] =>
-    stmts.flatMap((s): Stmt[] => (s.kind === 'op' ? (s.op.kind === 'read' ? [] : [s]) : s.kind === 'for' ? [{ ...s, body: drop(s.body) }] : [{ ...s, then: drop(s.then), else: drop(s.else) }]));
-  return { ...p, roles: p.roles.map((r) => ({ ...r, body: drop(r.body) })) };
+  return noRead ? withoutReads(p) : p;
 };
 
-/** Sync events of one thread, by region. */
-function readBack(ptx: string, p: Program, thread: number, ctaid = 0): Map<string, string[]> {
-  const params: Record<string, number> = { arg_m: 1024, arg_n: 1024 };
-  for (const q of p.params) params[q.name] = q.value;
-  const events = foldEvents(scanThread(ptx, { thread, params, bk: 64, ctaid, nctaid: 4 }));
-  const out = new Map<string, string[]>();
-  for (const e of events) out.set(e.region, [...(out.get(e.region) ?? []), e.text]);
-  return out;
-}
 
 describe('gemm --persistent', () => {
   const cases: [number, number, number, number, boolean][] = [
