@@ -1,18 +1,10 @@
 // The JSON machine form: a position-keeping reader and the schema of the Program IR.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/diag.ts';
+import type { InputError } from '../../src/diag.ts';
+import { errorOf } from './input-error.ts';
 import { programFromJson, programToJson, stripLocs } from '../../src/lang/index.ts';
 import { readJson } from '../../src/lang/json-reader.ts';
 
-function errorOf(run: () => unknown): InputError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('accepted');
-}
 const at = (e: InputError): string => `${e.loc?.line}:${e.loc?.col} ${e.message}`;
 
 describe('readJson', () => {

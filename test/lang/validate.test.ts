@@ -2,19 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/diag.ts';
+import type { InputError } from '../../src/diag.ts';
+import { errorOf } from './input-error.ts';
 import type { Program } from '../../src/ir/program.ts';
 import { parseAref, parseArefFile, programFromJson, validateProgram } from '../../src/lang/index.ts';
 
-function errorOf(run: () => unknown): InputError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('accepted');
-}
 const check = (text: string, overrides?: ReadonlyMap<string, number>): Program => parseArefFile(text, 'v.aref', overrides);
 const where = (e: InputError): string => `${e.loc?.line}:${e.loc?.col}`;
 
