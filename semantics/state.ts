@@ -120,8 +120,8 @@ export function initialState(m: Machine): MachineState {
       roles: m.roles.map(() => emptyKnowledge(words)),
       barPending: barriers.map(() => emptyKnowledge(words)),
       barDone: barriers.map(() => emptyKnowledge(words)),
-      arefSlot: m.arefSlotCount > 0 ? new Array(m.arefSlotCount).fill(0).map(() => emptyKnowledge(words)) : [],
-      named: new Array(namedN).fill(0).map(() => emptyKnowledge(words)),
+      arefSlot: Array.from({ length: m.arefSlotCount }, () => emptyKnowledge(words)),
+      named: Array.from({ length: namedN }, () => emptyKnowledge(words)),
     },
     asyncDone: 0,
   };
