@@ -102,7 +102,7 @@ export function landTma(m: Machine, s: MachineState, i: number): void {
     return;
   }
   bar.tx -= t.bytes;
-  completeIfDone(s, t.barrier);
+  completeIfDone(m, s, t.barrier);
 }
 
 /** The async unit action: the oldest outstanding group of role r retires; its reads are complete. */

@@ -6,22 +6,27 @@
 // | arrive.expect_tx | as arrive                                        | tx += b, then arrive(1)                   |
 // | expect_tx(b)     | valid                                            | tx += b (no completion check, §1.2)       |
 // | complete_tx(b)   | valid                                            | tx −= b; completion check                 |
-// | wait(p)          | valid, p ∈ {0,1}; blocks until (phase & 1) ≠ p   | acquire what completed phases released    |
+// | wait(p)          | valid, p ∈ {0,1}; blocks until (phase & 1) ≠ p;  | acquire what completed phases released;   |
+// |                  | the phase it means must be current or just done | the waiter now knows the current phase    |
 // | inval            | valid                                            | not valid                                 |
 // Completion: pending = 0 and tx = 0 exactly (excess bytes never complete, [HW] §1.2):
 // phase += 1, pending := expected, the releases of the phase become visible to waiters.
+// Which phase a wait means: hb.ts, "phase knowledge"; a waiter 2 or more phases behind the
+// phase it means is a protocol error (PTX leaves it undefined; hardware aliases it).
 import { arg, fail, peekArg, peekResolve, resolve, type OpCtx, type OpRules } from './context.ts';
-import { orInto } from './hb.ts';
+import { agePhase, freshPhase, orInto, phaseDistance, waitMisses } from './hb.ts';
+import type { Machine } from './machine.ts';
 import type { MachineState } from './state.ts';
 
 export const MAX_COUNT = 2 ** 20 - 1;
 
-export function completeIfDone(s: MachineState, b: number): void {
+export function completeIfDone(m: Machine, s: MachineState, b: number): void {
   const bar = s.barriers[b];
   if (!bar || bar.pending !== 0 || bar.tx !== 0) return;
   bar.phase += 1;
   bar.pending = bar.expected;
   bar.observed = 0;
+  agePhase(m, s, b);
   const pending = s.hb.barPending[b];
   const done = s.hb.barDone[b];
   if (pending && done) {
@@ -74,7 +79,7 @@ export function arriveOn(ctx: OpCtx, b: number, count: number): boolean {
   }
   bar.pending -= count;
   orInto(s.hb.barPending[b] ?? [], s.hb.roles[r] ?? []);
-  completeIfDone(s, b);
+  completeIfDone(m, s, b);
   return true;
 }
 
@@ -91,6 +96,8 @@ const init: OpRules = {
     Object.assign(bar, { valid: 1, phase: 0, pending: n, expected: n, tx: 0, observed: 1 });
     ctx.s.hb.barPending[b]?.fill(0);
     ctx.s.hb.barDone[b]?.fill(0);
+    // a (re)initialised barrier is in phase 0: everyone knows that much
+    for (const k of ctx.s.hb.roles) freshPhase(ctx.m, k, b);
   },
 };
 
@@ -145,24 +152,31 @@ const completeTx: OpRules = {
     const b = target(ctx, 'complete_tx');
     const bytes = arg(ctx, 0);
     if (b === undefined || bytes === undefined) return;
-    if (addTx(ctx, b, -bytes)) completeIfDone(ctx.s, b);
+    if (addTx(ctx, b, -bytes)) completeIfDone(ctx.m, ctx.s, b);
   },
 };
 
+/** The waiter is 2 or more phases behind the phase its parity means (an error the wait reports when it runs). */
+function misses(ctx: OpCtx, b: number, p: number): boolean {
+  const bar = ctx.s.barriers[b];
+  return bar !== undefined && waitMisses(bar.phase, phaseDistance(ctx.m, ctx.s.hb.roles[ctx.r] ?? [], b), p);
+}
+
+/** Blocked: the barrier is valid, the parity is 0 or 1, its phase has that parity, and the wait does not miss (that is reported at once). */
+function waitBlocked(ctx: OpCtx): number | undefined {
+  const b = peekResolve(ctx, 0);
+  const p = peekArg(ctx, 0);
+  const bar = b === undefined ? undefined : ctx.s.barriers[b];
+  if (b === undefined || !bar || bar.valid !== 1 || (p !== 0 && p !== 1)) return undefined;
+  return (bar.phase & 1) === p && !misses(ctx, b, p) ? b : undefined;
+}
+
 const wait: OpRules = {
-  isBlocked(ctx) {
-    const b = peekResolve(ctx, 0);
-    const p = peekArg(ctx, 0);
-    const bar = b === undefined ? undefined : ctx.s.barriers[b];
-    return bar !== undefined && bar.valid === 1 && (p === 0 || p === 1) && (bar.phase & 1) === p;
-  },
+  isBlocked: (ctx) => waitBlocked(ctx) !== undefined,
   blockedReason(ctx) {
-    const b = peekResolve(ctx, 0);
-    const p = peekArg(ctx, 0);
-    const bar = b === undefined ? undefined : ctx.s.barriers[b];
-    if (b === undefined || !bar || !bar.valid || (p !== 0 && p !== 1)) return undefined; // execute reports the error
-    if ((bar.phase & 1) !== p) return undefined;
-    return `waits ${ctx.m.barrierNames[b]} parity ${p}; ${barrierText(ctx.s, b, ctx.m.barrierNames[b] ?? '')}`;
+    const b = waitBlocked(ctx);
+    if (b === undefined) return undefined;
+    return `waits ${ctx.m.barrierNames[b]} parity ${peekArg(ctx, 0)}; ${barrierText(ctx.s, b, ctx.m.barrierNames[b] ?? '')}`;
   },
   execute(ctx) {
     const b = target(ctx, 'wait');
@@ -171,7 +185,18 @@ const wait: OpRules = {
     if (p !== 0 && p !== 1) return fail(ctx, 'protocol', `wait parity ${p} on ${ctx.m.barrierNames[b]} is not 0 or 1`);
     const bar = ctx.s.barriers[b];
     if (!bar) return;
+    if (misses(ctx, b, p)) {
+      const d = phaseDistance(ctx.m, ctx.s.hb.roles[ctx.r] ?? [], b);
+      const known = d === 1 ? `phase ${bar.phase - 1}` : `phase ${Math.max(0, bar.phase - 2)} or an earlier one`;
+      return fail(
+        ctx,
+        'protocol',
+        `wait on ${ctx.m.barrierNames[b]} with parity ${p} missed its phase: the barrier is in phase ${bar.phase}, the latest phase the waiter knows of (through happens-before) is ${known}, ` +
+          'so the parity names a phase 2 or more behind (PTX defines a wait only for the current phase and the one before it; hardware aliases the parity)',
+      );
+    }
     orInto(ctx.s.hb.roles[ctx.r] ?? [], ctx.s.hb.barDone[b] ?? []);
+    freshPhase(ctx.m, ctx.s.hb.roles[ctx.r] ?? [], b);
     bar.observed = 1;
   },
 };

@@ -2,7 +2,7 @@
 // the checker clones it and packs it into Int32 words, see pack.ts).
 import type { Loc } from '../src/ir/program.ts';
 import { NO_VALUE, type Machine } from './machine.ts';
-import { emptyKnowledge, type Knowledge } from './hb.ts';
+import { emptyKnowledge, setBit, type Knowledge } from './bits.ts';
 
 /** A TMA copy in flight: it lands later, writing `value` into `slot` and doing complete_tx(bytes) on `barrier`. */
 export interface TmaFlight {
@@ -117,7 +117,15 @@ export function initialState(m: Machine): MachineState {
     tma: [],
     hb: {
       present: emptyKnowledge(words),
-      roles: m.roles.map(() => emptyKnowledge(words)),
+      // every role knows each barrier starts in phase 0 (d = 0)
+      roles: m.roles.map(() => {
+        const k = emptyKnowledge(words);
+        for (let b = 0; b < m.barrierCount; b++) {
+          setBit(k, phaseBit(m, b, 0));
+          setBit(k, phaseBit(m, b, 1));
+        }
+        return k;
+      }),
       barPending: barriers.map(() => emptyKnowledge(words)),
       barDone: barriers.map(() => emptyKnowledge(words)),
       arefSlot: Array.from({ length: m.arefSlotCount }, () => emptyKnowledge(words)),
@@ -140,9 +148,16 @@ export const READ_STORE = 2;
 export function eventsPerSlot(m: Machine): number {
   return 1 + (1 + READER_KINDS) * m.roles.length;
 }
+/**
+ * Words of one knowledge bitset: the slot events, then two phase-knowledge bits per barrier
+ * (hb.ts, "phase knowledge": how far the barrier has moved past the last completion the holder knows of).
+ */
 export function eventWords(m: Machine): number {
-  return Math.max(1, Math.ceil((m.slotCount * eventsPerSlot(m)) / 32));
+  return Math.max(1, Math.ceil((m.slotCount * eventsPerSlot(m) + PHASE_BITS * m.barrierCount) / 32));
 }
+/** Phase-knowledge bits per barrier: FRESH_0 "d < 1", FRESH_1 "d < 2" (d = phase − completions known). */
+export const PHASE_BITS = 2;
+export const phaseBit = (m: Machine, b: number, t: 0 | 1): number => m.slotCount * eventsPerSlot(m) + PHASE_BITS * b + t;
 export const writeEvent = (m: Machine, slot: number): number => slot * eventsPerSlot(m);
 export const fenceEvent = (m: Machine, slot: number, role: number): number => slot * eventsPerSlot(m) + 1 + role;
 export const readEvent = (m: Machine, slot: number, kind: number, role: number): number =>

@@ -223,12 +223,12 @@ describe('arefcheck pipeline (verifying)', () => {
     expect(good.stdout).toMatch(/^✔ verified {2}pipeline D=3 P=2 C=1 K=4 at the aref and mbarrier levels/);
   });
 
-  it('C = 2 not dividing D: fifo at the aref level, refinement once lowered; traces replay on the printed program', () => {
+  it('C = 2 not dividing D: fifo at the aref level, refinement and a missed phase once lowered; traces replay on the printed program', () => {
     const flags = ['--depth', '3', '--pending', '0', '--consumers', '2', '--iterations', '6'];
     const dir = tmp();
     const r = arefcheck('pipeline', ...flags, '--level', 'both', '--trace-out', dir, '--json');
     expect(r.status).toBe(1);
-    expect(parseReport(r.stdout).violations.map((v) => [v.kind, v.level])).toEqual([['fifo', 'aref'], ['refinement', 'mbarrier']]);
+    expect(parseReport(r.stdout).violations.map((v) => [v.kind, v.level])).toEqual([['fifo', 'aref'], ['refinement', 'mbarrier'], ['protocol', 'mbarrier']]);
     const program = join(dir, 'pipeline.aref');
     writeFileSync(program, arefcheck('pipeline', ...flags, '--print').stdout);
     for (const f of readdirSync(dir).filter((x) => x.endsWith('.json'))) {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAref, parseArefFile } from '../../src/lang/index.ts';
 import {
   blockedReasons,
+  cloneState,
   enabledActions,
   executeAction,
   isFinished,
@@ -185,7 +186,7 @@ role w warps 1:
     expect(end.barriers[0]).toMatchObject({ phase: 1, pending: 1, tx: 0 });
   });
 
-  it('a waiter that falls two phases behind sees "not complete" (parity aliasing) and hangs', () => {
+  it('a waiter that falls two phases behind the phase its parity means is a protocol error (missed phase), not a hang', () => {
     const { m, s } = boot(`mbarrier b[1] count 1
 role fast warps 1:
   arrive b[0]
@@ -196,8 +197,41 @@ role slow warps 1:
 `);
     const end = runToEnd(m, s, roleFirst);
     expect(end.barriers[0]!.phase).toBe(2);
-    expect(isFinished(m, end)).toBe(false);
-    expect(blockedReasons(m, end)).toEqual([expect.stringMatching(/slow waits b\[0\] parity 0; b\[0\] is in phase 2/)]);
+    expect(end.violation?.kind).toBe('protocol');
+    expect(end.violation?.message).toMatch(/slow: wait on b\[0\] with parity 0 missed its phase: the barrier is in phase 2/);
+  });
+
+  it('the phase a wait means comes from what the waiter knows: a waiter told of phase 1 through another barrier means phase 2', () => {
+    // slow learns of b's completions only through c: its parity-0 wait then means phase 2, complete once fast is done: it passes (no miss)
+    const { m, s } = boot(`mbarrier b[1] count 1
+mbarrier c[1] count 1
+role fast warps 1:
+  arrive b[0]
+  wait b[0], 0
+  arrive b[0]
+  wait b[0], 1
+  arrive c[0]
+  arrive b[0]
+role slow warps 1:
+  wait c[0], 0
+  wait b[0], 0
+`);
+    const end = runToEnd(m, s, (as) => as.find((a) => a.kind === 'role' && a.role === 0) ?? as[0]!);
+    expect(end.violation).toBeUndefined();
+    expect(isFinished(m, end)).toBe(true);
+  });
+
+  it('a waiter that knows nothing and waits parity 1 means the phase before phase 0: it passes a fresh barrier, and misses once two phases went by', () => {
+    const { m, s } = boot(`mbarrier b[1] count 1
+role fast warps 1:
+  arrive b[0]
+role slow warps 1:
+  wait b[0], 1
+`);
+    const passed = runToEnd(m, cloneState(s), (as) => as.find((a) => a.kind === 'role' && a.role === 1) ?? as[0]!);
+    expect(passed.violation).toBeUndefined();
+    const late = runToEnd(m, cloneState(s), roleFirst);
+    expect(late.violation?.message).toMatch(/missed its phase/);
   });
 
   it('an arrive in the next phase with no wait in between is a protocol error (missing wait)', () => {

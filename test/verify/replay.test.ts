@@ -74,8 +74,8 @@ describe('trace files', () => {
 
   it('know the level of each violation of a report at both levels', () => {
     const both = verifyProgram(pipelineProgram({ depth: 3, pending: 0, consumers: 2, iterations: 6, level: 'aref' }), { level: 'both' });
-    expect(both.violations.map((v) => v.kind)).toEqual(['fifo', 'refinement']);
-    expect(violationLevels(both)).toEqual(['aref', 'mbarrier']);
+    expect(both.violations.map((v) => v.kind)).toEqual(['fifo', 'refinement', 'protocol']);
+    expect(violationLevels(both)).toEqual(['aref', 'mbarrier', 'mbarrier']);
   });
 
   const malformed: Array<[string, string, RegExp, number]> = [
