@@ -65,6 +65,8 @@ export interface Machine {
   readonly barrierInit: readonly (number | undefined)[];
   readonly slotBytes: readonly number[];
   readonly usesNamedBarriers: boolean;
+  /** Barriers of a resource some op gives transaction bytes (a TMA's barrier, expect_tx): "full" barriers. */
+  readonly txBarriers: readonly boolean[];
   readonly literal: boolean;
 }
 
@@ -113,6 +115,10 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
   }
 
   let usesNamedBarriers = false;
+  const txBarriers = new Array<boolean>(barriers).fill(false);
+  const markTx = (ref: CRef | undefined): void => {
+    if (ref?.res.space === 'barrier') txBarriers.fill(true, ref.res.base, ref.res.base + ref.res.size);
+  };
   const roles = program.roles.map((role) => {
     const code: Instr[] = [];
     const varNames: string[] = [];
@@ -177,6 +183,8 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
         } else {
           const { refs, args } = compileOperands(s.op, scope, s.loc, compileExpr, compileRef);
           if (s.op.kind === 'bar.sync' || s.op.kind === 'bar.arrive') usesNamedBarriers = true;
+          if (s.op.kind === 'tma.load') markTx(refs[1]);
+          if (s.op.kind === 'arrive.expect_tx' || s.op.kind === 'expect_tx' || s.op.kind === 'complete_tx') markTx(refs[0]);
           code.push({ kind: 'op', op: s.op, refs, args, loc: s.loc });
         }
       }
@@ -198,6 +206,7 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
     barrierInit,
     slotBytes,
     usesNamedBarriers,
+    txBarriers,
     literal: options.literal ?? false,
   };
 }

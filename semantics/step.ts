@@ -9,7 +9,8 @@ import type { Machine } from './machine.ts';
 import { mbarrierRules } from './mbarrier.ts';
 import { namedRules, staysAtBarrier } from './named.ts';
 import { plainRules } from './plain.ts';
-import { allRolesDone, roleDone, type MachineState } from './state.ts';
+import { isPresent } from './hb.ts';
+import { allRolesDone, READER_KINDS, readEvent, roleDone, writeEvent, type MachineState } from './state.ts';
 
 export const RULES: Readonly<Record<OpKind, OpRules>> = { ...arefRules, ...mbarrierRules, ...asyncRules, ...namedRules, ...plainRules };
 
@@ -81,26 +82,51 @@ export function executeAction(m: Machine, s: MachineState, a: Action): void {
     rs.pc += 1;
     settle(m, s, a.role);
   }
-  if (!s.violation && isFinished(m, s)) checkArefsAtEnd(m, s);
+  if (!s.violation && isFinished(m, s)) checkEnd(m, s);
 }
 
 /**
- * When everything has finished, every aref slot must be empty again, ⟨_, 0, 1⟩ (as SPIN's
- * aref.pml asserts): a slot still full lost its value, one still borrowed misses its consumed
- * (in a persistent kernel the next tile would deadlock on it).
+ * What must hold once everything has finished (the first failure is a protocol violation):
+ * every aref slot is empty again, ⟨_, 0, 1⟩ (as SPIN's aref.pml asserts): a slot still full lost
+ * its value, one still borrowed misses its consumed (in a persistent kernel the next tile would
+ * deadlock on it). At the mbarrier level: no barrier is left in the middle of a phase (an arrival
+ * or a copy is missing), the last completed phase of a transaction ("full") barrier was waited
+ * on, and no data a TMA copy landed is left unread.
  */
-function checkArefsAtEnd(m: Machine, s: MachineState): void {
+function checkEnd(m: Machine, s: MachineState): void {
+  const problem = endProblem(m, s);
+  if (problem) s.violation = { kind: 'protocol', message: problem, role: 0 };
+}
+
+function endProblem(m: Machine, s: MachineState): string | undefined {
   for (let a = 0; a < m.arefSlotCount; a++) {
     const name = m.slotNames[a];
-    if (s.arefF[a] === 1) {
-      s.violation = { kind: 'protocol', message: `at the end ${name} is still full: the value ${s.slotValue[a]} put into it was never taken (lost data)`, role: 0 };
-      return;
-    }
-    if (s.arefE[a] === 0) {
-      s.violation = { kind: 'protocol', message: `at the end ${name} is still borrowed: a consumed is missing (the next use of the ring would block on it)`, role: 0 };
-      return;
-    }
+    if (s.arefF[a] === 1) return `at the end ${name} is still full: the value ${s.slotValue[a]} put into it was never taken (lost data)`;
+    if (s.arefE[a] === 0) return `at the end ${name} is still borrowed: a consumed is missing (the next use of the ring would block on it)`;
   }
+  for (let b = 0; b < m.barrierCount; b++) {
+    const bar = s.barriers[b];
+    if (!bar?.valid) continue;
+    const name = m.barrierNames[b];
+    if (bar.pending !== bar.expected || bar.tx !== 0) {
+      const bytes = bar.tx === 0 ? '' : bar.tx > 0 ? ` and ${bar.tx} bytes outstanding` : ` and ${-bar.tx} bytes more than expected`;
+      return `at the end ${name} is left in the middle of phase ${bar.phase} (${bar.expected - bar.pending} of ${bar.expected} arrivals${bytes}): an arrival or a copy is missing`;
+    }
+    if (m.txBarriers[b] && bar.phase >= 1 && bar.observed === 0)
+      return `at the end phase ${bar.phase - 1} of ${name} has completed but no wait observed it: the data it announced was never taken (lost data)`;
+  }
+  for (let slot = m.arefSlotCount; slot < m.slotCount; slot++) {
+    if (s.slotGeneric[slot] === 0 && landedUnread(m, s, slot)) return `at the end ${m.slotNames[slot]} holds data a TMA copy landed that nobody read (lost data)`;
+  }
+  return undefined;
+}
+
+/** The slot's last write (an asynchronous one) has no read after it. */
+function landedUnread(m: Machine, s: MachineState, slot: number): boolean {
+  if (!isPresent(s, writeEvent(m, slot))) return false;
+  for (let kind = 0; kind < READER_KINDS; kind++)
+    for (let r = 0; r < m.roles.length; r++) if (isPresent(s, readEvent(m, slot, kind, r))) return false;
+  return true;
 }
 
 /** In-flight copies are kept sorted so equal sets encode equally whatever the issue order. */

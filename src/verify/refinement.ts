@@ -8,8 +8,12 @@
 // | a role executes `arrive A_empty[s]`          | consumed    | F = E = 0 → E = 1          |
 //
 // The first event whose premise fails is reported as a `refinement` violation: an execution
-// of the mbarrier program that no execution of the aref program allows.
+// of the mbarrier program that no execution of the aref program allows. When the mbarrier
+// program has finished, σ must be empty everywhere, as the aref level demands at its end: a
+// slot still full lost its value, one still borrowed misses its consumed (protocol, with the
+// aref level's words).
 import type { Model } from '../../checker/model.ts';
+import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { loweredNames } from '../lower.ts';
 import { currentOp, NO_VALUE, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
@@ -20,6 +24,8 @@ export interface RefinementState {
   /** per monitored slot: buf, F, E */
   readonly mon: readonly number[];
   readonly bad?: string;
+  /** σ is not empty everywhere when the program has finished (a protocol violation). */
+  readonly end?: string;
 }
 
 interface Watched {
@@ -43,7 +49,10 @@ export function refinementModel(arefProgram: Program, lowered: Machine): Model<R
     const buf = lowered.resources.get(names.buffer);
     const full = lowered.resources.get(names.full);
     const empty = lowered.resources.get(names.empty);
-    if (!buf || !full || !empty) continue;
+    if (!buf || !full || !empty) {
+      const missing = [names.buffer, names.full, names.empty].filter((n) => !lowered.resources.has(n));
+      throw new InputError(`refinement: the mbarrier program has no ${missing.join(', ')}: it does not implement aref ${r.name} by the standard lowering (expected ${names.buffer}, ${names.full} and ${names.empty})`, r.loc);
+    }
     watched.push({ aref: r.name, depth: r.depth, bufBase: lowered.arefSlotCount + buf.base, fullBase: full.base, emptyBase: empty.base, monBase: monSize });
     monSize += r.depth;
   }
@@ -94,57 +103,85 @@ export function refinementModel(arefProgram: Program, lowered: Machine): Model<R
     return mon;
   };
 
-  return {
-    initialStates: () => inner.initialStates().map((s) => ({ inner: s, mon: initialMon() })),
-    actions: (s, out) => {
-      if (s.bad === undefined) inner.actions(s.inner, out);
-    },
-    nextState(s, a) {
-      const ev = eventOf(s.inner, a);
-      const next = inner.nextState(s.inner, a);
-      if (!ev || next.violation) return { inner: next, mon: s.mon };
-      const mon = s.mon.slice();
-      const at = 3 * ev.slot;
-      const who = a.kind === 'role' ? lowered.roles[a.role]?.name : 'a TMA copy';
-      if (ev.kind === 'put') {
-        if (mon[at + 2] !== 1) return { inner: next, mon, bad: `${who} writes ${ev.name} (put) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not empty` };
-        mon[at] = ev.value;
-        mon[at + 1] = 1;
-        mon[at + 2] = 0;
-      } else if (ev.kind === 'get') {
-        if (mon[at + 1] !== 1) return { inner: next, mon, bad: `${who} passes the full wait of ${ev.name} (get) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not full` };
-        mon[at + 1] = 0;
-        mon[at + 2] = 0;
-      } else {
-        if (mon[at + 1] !== 0 || mon[at + 2] !== 0) return { inner: next, mon, bad: `${who} releases ${ev.name} (consumed) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not borrowed` };
-        mon[at + 2] = 1;
+  /** σ of every monitored slot must be ⟨_, 0, 1⟩ once everything has finished (the aref level's end check). */
+  const endCheck = (next: MachineState, mon: readonly number[]): string | undefined => {
+    if (next.violation || !inner.isFinal(next)) return undefined;
+    for (const w of watched) {
+      for (let i = 0; i < w.depth; i++) {
+        const at = 3 * (w.monBase + i);
+        const name = `${w.aref}[${i}]`;
+        if (mon[at + 1] === 1) return `at the end ${name} is still full: the value ${mon[at]} put into it was never taken (lost data)`;
+        if (mon[at + 2] === 0) return `at the end ${name} is still borrowed: a consumed is missing (the next use of the ring would block on it)`;
       }
-      return { inner: next, mon };
+    }
+    return undefined;
+  };
+  const withEnd = (state: RefinementState): RefinementState => {
+    if (state.bad !== undefined) return state;
+    const end = endCheck(state.inner, state.mon);
+    return end === undefined ? state : { ...state, end };
+  };
+
+  return {
+    initialStates: () => inner.initialStates().map((s) => withEnd({ inner: s, mon: initialMon() })),
+    actions: (s, out) => {
+      if (s.bad === undefined && s.end === undefined) inner.actions(s.inner, out);
     },
+    nextState: (s, a) => withEnd(step(s, a)),
     invariants: [
       ...inner.invariants.map((inv) => ({ kind: inv.kind, check: (s: RefinementState) => inv.check(s.inner) })),
       { kind: 'refinement', check: (s: RefinementState) => s.bad },
+      { kind: 'protocol', check: (s: RefinementState) => s.end },
     ],
-    isFinal: (s) => s.bad !== undefined || inner.isFinal(s.inner),
+    isFinal: (s) => s.bad !== undefined || s.end !== undefined || inner.isFinal(s.inner),
     explainDeadlock: (s) => inner.explainDeadlock(s.inner),
     encode(s) {
       const w = inner.encode(s.inner);
       const out = new Int32Array(w.length + s.mon.length + 1);
       out.set(w);
       out.set(s.mon, w.length);
-      out[out.length - 1] = s.bad === undefined ? 0 : 1;
+      out[out.length - 1] = (s.bad === undefined ? 0 : 1) | (s.end === undefined ? 0 : 2);
       return out;
     },
     decode(words) {
       const tail = 3 * monSize + 1;
       const innerState = inner.decode(words.subarray(0, words.length - tail));
       const mon = Array.from(words.subarray(words.length - tail, words.length - 1));
-      // the message of a refinement failure is rebuilt by replaying the last step (see verify.ts)
-      return words[words.length - 1] === 1 ? { inner: innerState, mon, bad: 'refinement violated' } : { inner: innerState, mon };
+      const flags = words[words.length - 1] ?? 0;
+      // the messages are rebuilt by replaying the last step (see verify.ts); decoded states are never expanded further
+      return {
+        inner: innerState,
+        mon,
+        ...((flags & 1) !== 0 ? { bad: 'refinement violated' } : {}),
+        ...((flags & 2) !== 0 ? { end: 'σ not empty at the end' } : {}),
+      };
     },
     formatAction: (a) => inner.formatAction(a),
     ...(inner.actor ? { actor: inner.actor } : {}),
     ...(inner.actorName ? { actorName: inner.actorName } : {}),
     progress: (s) => inner.progress?.(s.inner) ?? 0,
   };
+
+  function step(s: RefinementState, a: Action): RefinementState {
+    const ev = eventOf(s.inner, a);
+    const next = inner.nextState(s.inner, a);
+    if (!ev || next.violation) return { inner: next, mon: s.mon };
+    const mon = s.mon.slice();
+    const at = 3 * ev.slot;
+    const who = a.kind === 'role' ? lowered.roles[a.role]?.name : 'a TMA copy';
+    if (ev.kind === 'put') {
+      if (mon[at + 2] !== 1) return { inner: next, mon, bad: `${who} writes ${ev.name} (put) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not empty` };
+      mon[at] = ev.value;
+      mon[at + 1] = 1;
+      mon[at + 2] = 0;
+    } else if (ev.kind === 'get') {
+      if (mon[at + 1] !== 1) return { inner: next, mon, bad: `${who} passes the full wait of ${ev.name} (get) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not full` };
+      mon[at + 1] = 0;
+      mon[at + 2] = 0;
+    } else {
+      if (mon[at + 1] !== 0 || mon[at + 2] !== 0) return { inner: next, mon, bad: `${who} releases ${ev.name} (consumed) while at the aref level σ(${ev.name}) = ${sigma(mon, ev.slot)} is not borrowed` };
+      mon[at + 2] = 1;
+    }
+    return { inner: next, mon };
+  }
 }

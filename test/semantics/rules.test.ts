@@ -372,3 +372,62 @@ role b warps 1:
     expect(runToEnd(m, s).violation?.message).toMatch(/more than the 64/);
   });
 });
+
+describe('the end of a run at the mbarrier level', () => {
+  it('a barrier left in the middle of a phase (an arrival missing) is a protocol error', () => {
+    const { m, s } = boot(`mbarrier b[1] count 2
+role p warps 1:
+  arrive b[0]
+`);
+    expect(runToEnd(m, s).violation?.message).toMatch(/at the end b\[0\] is left in the middle of phase 0 \(1 of 2 arrivals\): an arrival or a copy is missing/);
+  });
+
+  it('bytes announced and never delivered leave the phase open', () => {
+    const { m, s } = boot(`mbarrier b[1] count 2
+role p warps 1:
+  arrive.expect_tx b[0], 64
+  arrive b[0]
+`);
+    expect(runToEnd(m, s).violation?.message).toMatch(/left in the middle of phase 0 \(2 of 2 arrivals and 64 bytes outstanding\)/);
+  });
+
+  it('a completed phase of a transaction barrier that no wait observed lost its data', () => {
+    const text = (consumer: string): string => `buffer S[1] bytes 64
+mbarrier full[1] count 1
+role p warps 1:
+  arrive.expect_tx full[0], 64
+  tma.load S[0] -> full[0], 64
+${consumer}`;
+    const lost = boot(text(''));
+    expect(runToEnd(lost.m, lost.s, asyncFirst).violation?.message).toMatch(/phase 0 of full\[0\] has completed but no wait observed it/);
+    const ok = boot(text('role c warps 1:\n  wait full[0], 0\n  read S[0]\n'));
+    const end = runToEnd(ok.m, ok.s, asyncFirst);
+    expect(end.violation).toBeUndefined();
+    expect(isFinished(ok.m, end)).toBe(true);
+  });
+
+  it('data a TMA copy landed that nobody read is lost', () => {
+    const text = (read: string): string => `buffer S[1] bytes 64
+mbarrier full[1] count 1
+role p warps 1:
+  arrive.expect_tx full[0], 64
+  tma.load S[0] -> full[0], 64
+  wait full[0], 0
+${read}
+`;
+    const lost = boot(text(''));
+    expect(runToEnd(lost.m, lost.s, asyncFirst).violation?.message).toMatch(/S\[0\] holds data a TMA copy landed that nobody read/);
+    const ok = boot(text('  read S[0]'));
+    expect(runToEnd(ok.m, ok.s, asyncFirst).violation).toBeUndefined();
+  });
+
+  it('a completed empty barrier that no one waits on is fine (the last releases of a ring)', () => {
+    const { m, s } = boot(`mbarrier empty[1] count 1
+role c warps 1:
+  arrive empty[0]
+`);
+    const end = runToEnd(m, s);
+    expect(end.violation).toBeUndefined();
+    expect(isFinished(m, end)).toBe(true);
+  });
+});

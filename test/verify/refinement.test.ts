@@ -1,10 +1,14 @@
 // Refinement: a lowered program's executions must be allowed by its aref program.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Op, Program, Stmt } from '../../src/ir/program.ts';
 import { bin, num } from '../../src/ir/expr.ts';
 import { lowerProgram } from '../../src/lower.ts';
 import { pipelineProgram } from '../../src/pipeline.ts';
-import { verifyRefinement } from '../../src/verify.ts';
+import { parseProgramText } from '../../src/lang/load.ts';
+import { ROOT } from '../../scripts/regen-traces.ts';
+import { verifyProgram, verifyRefinement } from '../../src/verify.ts';
 
 /** Rewrite every op of one role (a text-free mutation of the lowered program). */
 function mapOps(program: Program, role: string, f: (op: Op) => Op): Program {
@@ -44,5 +48,55 @@ describe('refinement', () => {
     const kinds = verifyRefinement(aref, doubled).violations.map((v) => v.kind);
     expect(kinds.length).toBeGreaterThan(0);
     expect(kinds.some((k) => k === 'refinement' || k === 'protocol' || k === 'race')).toBe(true);
+  });
+});
+
+describe('the end of a run: one answer at both levels (issue 12.2)', () => {
+  const lostValue = parseProgramText(`param K = 3
+aref A[2]
+role producer warps 1:
+  for k in 0..K:
+    put A[k % 2], k
+role consumer warps 4:
+  for k in 0..K - 1:
+    get A[k % 2] expect k
+    consumed A[k % 2]
+`, 'lost.aref');
+  const missingConsumed = parseProgramText(`param K = 3
+aref A[2]
+role producer warps 1:
+  for k in 0..K:
+    put A[k % 2], k
+role consumer warps 4:
+  for k in 0..K:
+    get A[k % 2] expect k
+    if k < K - 1: consumed A[k % 2]
+`, 'missing.aref');
+
+  it.each([
+    ['a value put and never taken', lostValue, /at the end A\[0\] is still full: the value 2 put into it was never taken/, /phase 1 of A_full\[0\] has completed but no wait observed it/],
+    ['a missing last consumed', missingConsumed, /at the end A\[0\] is still borrowed: a consumed is missing/, /at the end A\[0\] is still borrowed: a consumed is missing/],
+  ])('%s is protocol at the aref level and at the mbarrier level', (_what, program, arefMessage, mbarrierMessage) => {
+    const aref = verifyProgram(program, { level: 'aref' });
+    const mbarrier = verifyProgram(program, { level: 'mbarrier' });
+    expect(aref.violations.map((v) => v.kind)).toEqual(['protocol']);
+    expect(mbarrier.violations.map((v) => v.kind)).toEqual(['protocol']);
+    expect(aref.violations[0]!.message).toMatch(arefMessage);
+    expect(mbarrier.violations[0]!.message).toMatch(mbarrierMessage);
+    // the mbarrier-level trace replays to the same end
+    expect(mbarrier.violations[0]!.trace.length).toBeGreaterThan(aref.violations[0]!.trace.length);
+  });
+
+  it('the refinement monitor alone sees a missing last release (no barrier is left half-way)', () => {
+    const lowered = lowerProgram(missingConsumed);
+    // checked on its own the lowered program cannot tell: nothing is left half-done, only the aref structure says a release is owed
+    expect(verifyProgram(lowered).verdict).toBe('verified');
+    expect(verifyRefinement(missingConsumed, lowered).violations.map((v) => v.kind)).toEqual(['protocol']);
+  });
+
+  it('verifyRefinement refuses an mbarrier program without the lowered names instead of skipping the aref', () => {
+    // a hand-written implementation of A with its own names (full, empty, S)
+    const own = parseProgramText(readFileSync(join(ROOT, 'examples/double-buffer-mbar.aref'), 'utf8'), 'double-buffer-mbar.aref');
+    expect(() => verifyRefinement(lostValue, own)).toThrow(/has no A_buf, A_full, A_empty: it does not implement aref A/);
   });
 });
