@@ -1,8 +1,9 @@
 // What a rule sees: the machine, the (mutable) state, the acting role and its instruction,
 // plus the small helpers every op family needs (operand evaluation, violations).
+import { InputError } from '../src/diag.ts';
 import { EvalError } from '../src/ir/expr.ts';
 import type { Instr, Machine } from './machine.ts';
-import { slotId } from './machine.ts';
+import { ABSENT, MAX_VALUE, NO_VALUE, slotId } from './machine.ts';
 import type { MachineState, Violation } from './state.ts';
 
 export type OpInstr = Extract<Instr, { kind: 'op' }>;
@@ -36,12 +37,20 @@ export function fail(ctx: OpCtx, kind: Violation['kind'], message: string): void
 
 export const roleName = (ctx: OpCtx): string => ctx.m.roles[ctx.r]?.name ?? `role${ctx.r}`;
 
-/** Evaluate argument i; an evaluation error becomes a protocol violation (returns undefined). */
+/** A value the checker cannot represent exactly: refused (exit 2), never a verdict on a wrapped value. */
+export class ValueRangeError extends InputError {}
+
+/**
+ * Evaluate argument i; an evaluation error becomes a protocol violation (returns undefined).
+ * A value outside the 32-bit range of the packed state is refused with the op's position.
+ */
 export function arg(ctx: OpCtx, i: number): number | undefined {
   const e = ctx.instr.args[i];
   if (!e) return undefined;
+  if (e === ABSENT) return NO_VALUE;
+  let v: number;
   try {
-    return e(vars(ctx));
+    v = e(vars(ctx));
   } catch (err) {
     if (err instanceof EvalError) {
       fail(ctx, 'protocol', `cannot evaluate an operand: ${err.message}`);
@@ -49,6 +58,14 @@ export function arg(ctx: OpCtx, i: number): number | undefined {
     }
     throw err;
   }
+  if (!(v >= -MAX_VALUE && v <= MAX_VALUE)) {
+    throw new ValueRangeError(
+      `the ${ctx.instr.op.kind} operand evaluates to ${v}, outside the range the checker represents exactly (${-MAX_VALUE}..${MAX_VALUE}); ` +
+        'use smaller value tags (only their equality matters)',
+      ctx.instr.loc,
+    );
+  }
+  return v;
 }
 
 /** Evaluate without side effects (for enabledness and messages); NaN on error. */

@@ -219,8 +219,7 @@ function compileOperands(
   ce: (e: Expr, scope: ReadonlyMap<string, number>) => CExpr,
   cr: (r: Ref, scope: ReadonlyMap<string, number>, loc: Loc | undefined) => CRef,
 ): { refs: CRef[]; args: CExpr[] } {
-  const NONE: CExpr = () => NO_VALUE;
-  const opt = (e: Expr | undefined): CExpr => (e ? ce(e, scope) : NONE);
+  const opt = (e: Expr | undefined): CExpr => (e ? ce(e, scope) : ABSENT);
   switch (op.kind) {
     case 'put': return { refs: [cr(op.target, scope, loc)], args: [ce(op.value, scope)] };
     case 'get': return { refs: [cr(op.target, scope, loc)], args: [opt(op.expect)] };
@@ -249,6 +248,12 @@ function compileOperands(
 
 /** "No value" tag: a slot never written, or an op without a value/expect. */
 export const NO_VALUE = -0x80000000;
+
+/** The operand of an optional value or expectation that the op does not have. */
+export const ABSENT: CExpr = () => NO_VALUE;
+
+/** Values the packed state holds exactly (Int32 words; −2^31 is NO_VALUE). */
+export const MAX_VALUE = 0x7fffffff;
 
 /** Global slot id (aref slots, then buffer slots) of a resolved resource element. */
 export function slotId(m: Machine, res: ResolvedResource, index: number): number {

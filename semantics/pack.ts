@@ -137,6 +137,8 @@ class WordWriter {
   n = 0;
 
   push(x: number): void {
+    // an Int32 word would wrap silently: refuse instead (semantics' arg() names the op for value tags)
+    if ((x | 0) !== x) throw new RangeError(`state field ${x} does not fit the packed state's 32-bit words`);
     if (this.n === this.out.length) {
       const bigger = new Int32Array(this.out.length * 2);
       bigger.set(this.out);

@@ -109,7 +109,13 @@ export function runVerification(program: Program, run: VerificationRun): number 
     ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),
     ...(run.maxMs === undefined ? {} : { maxMs: run.maxMs }),
   };
-  const report = verifyProgram(program, options);
+  let report: Report;
+  try {
+    report = verifyProgram(program, options);
+  } catch (err) {
+    progress.finish(); // end the progress line before the error message
+    throw err;
+  }
   const { stats } = report;
   progress.finish({ states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond });
 

@@ -27,6 +27,15 @@ const STATS_LINE = /^ {2}states [\d,]+ · transitions [\d,]+ · [\d,]+ ms · [\d
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'arefcheck-verify-'));
 
 describe('arefcheck verify', () => {
+  it('refuses a value tag past 32 bits with its position (exit 2), never a fifo verdict on a wrapped value', () => {
+    const r = arefcheck('verify', 'test/fixtures/programs/value-past-32-bits.aref');
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    // the last line is the error (a progress line may come before it on a slow machine)
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^test\/fixtures\/programs\/value-past-32-bits\.aref:6:5: error: the put operand evaluates to 2147500000, outside the range/);
+  });
+
   it('verifies the double buffer (exit 0) with a verdict line and the figures', () => {
     const r = arefcheck('verify', 'examples/double-buffer.aref');
     expect(r.status).toBe(0);

@@ -1,6 +1,7 @@
 // Unit tests for every rule of both levels, driven through small programs and a
 // deterministic scheduler (always the first enabled action unless a test says otherwise).
 import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/diag.ts';
 import { parseAref, parseArefFile } from '../../src/lang/index.ts';
 import {
   blockedReasons,
@@ -26,8 +27,8 @@ function bootUnchecked(text: string): { m: Machine; s: MachineState } {
 }
 
 /** Run to the end, preferring actions by `pick` (default: the first enabled). */
-function runToEnd(m: Machine, s: MachineState, pick: (as: Action[]) => Action = (as) => as[0]!): MachineState {
-  for (let i = 0; i < 10_000; i++) {
+function runToEnd(m: Machine, s: MachineState, pick: (as: Action[]) => Action = (as) => as[0]!, steps = 10_000): MachineState {
+  for (let i = 0; i < steps; i++) {
     const as = enabledActions(m, s);
     if (as.length === 0) return s;
     executeAction(m, s, pick(as));
@@ -429,5 +430,47 @@ role c warps 1:
     const end = runToEnd(m, s);
     expect(end.violation).toBeUndefined();
     expect(isFinished(m, end)).toBe(true);
+  });
+});
+
+describe('values past 32 bits (issue 12.3)', () => {
+  it('a value tag the packed state cannot hold exactly is refused with its position, never compared wrapped', () => {
+    const { m, s } = boot(`param K = 120000
+aref A[1]
+role p warps 1:
+  for k in 0..K:
+    put A[0], k * 20000
+role c warps 1:
+  for k in 0..K:
+    get A[0] expect k * 20000
+    consumed A[0]
+`);
+    let error: unknown;
+    try {
+      runToEnd(m, s, roleFirst, 2_000_000);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).format()).toMatch(/^test\.aref:5:5: error: the put operand evaluates to 2147500000, outside the range/);
+  });
+
+  it('an expectation that would hold only after wrapping is refused too: by the validator, and by the rules without it', () => {
+    const text = `aref A[1]
+role p warps 1:
+  put A[0], 65536 * 65536
+role c warps 1:
+  get A[0] expect 0
+  consumed A[0]
+`;
+    expect(() => boot(text)).toThrow(/65536 \* 65536 is 4294967296, which does not fit a 32-bit integer/);
+    const { m, s } = bootUnchecked(`aref A[1]
+role p warps 1:
+  put A[0], 65536 * 65536
+role c warps 1:
+  get A[0] expect 0
+  consumed A[0]
+`);
+    expect(() => runToEnd(m, s, roleFirst)).toThrow(/outside the range the checker represents exactly/);
   });
 });
