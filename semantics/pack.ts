@@ -56,12 +56,12 @@ export class StatePacker {
       w.push(t.value);
       w.push(t.role);
     }
-    w.fixed(s.hb.present);
-    for (const k of s.hb.roles) w.fixed(k);
-    for (const k of s.hb.barPending) w.fixed(k);
-    for (const k of s.hb.barDone) w.fixed(k);
-    for (const k of s.hb.arefSlot) w.fixed(k);
-    for (const k of s.hb.named) w.fixed(k);
+    w.bits(s.hb.present);
+    for (const k of s.hb.roles) w.bits(k);
+    for (const k of s.hb.barPending) w.bits(k);
+    for (const k of s.hb.barDone) w.bits(k);
+    for (const k of s.hb.arefSlot) w.bits(k);
+    for (const k of s.hb.named) w.bits(k);
     w.push(s.asyncDone);
     if (s.violation) {
       w.push(1 + KINDS.indexOf(s.violation.kind));
@@ -151,6 +151,11 @@ class WordWriter {
     for (let i = 0; i < xs.length; i++) this.push(xs[i]!);
   }
 
+  /** Knowledge words are unsigned 32-bit: stored as their Int32 bit pattern, read back with `>>> 0`. */
+  bits(xs: readonly number[]): void {
+    for (let i = 0; i < xs.length; i++) this.push(xs[i]! | 0);
+  }
+
   list(xs: readonly number[]): void {
     this.push(xs.length);
     this.fixed(xs);
@@ -161,7 +166,7 @@ class WordWriter {
     for (const g of gs) {
       this.list(g.slots);
       this.push(g.retired ? 1 : 0);
-      this.fixed(g.know);
+      this.bits(g.know);
     }
   }
 }

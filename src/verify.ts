@@ -9,8 +9,10 @@ import { compileMachine, SettleLimitError } from '../semantics/index.ts';
 import { programModel } from './verify/model.ts';
 import { refinementModel } from './verify/refinement.ts';
 import { buildReport, type Report } from './verify/report.ts';
+import { propertyStatuses, type PropertyStatus } from './verify/properties.ts';
 
 export type { Report, ViolationReport, TraceEntry } from './verify/report.ts';
+export type { PropertyStatus, PropertyKind } from './verify/properties.ts';
 
 export interface VerifyOptions {
   /** Level to check; default: the program's own level. `both` checks an aref program at both levels. */
@@ -60,7 +62,14 @@ function verifyAt(program: Program, level: Level, options: VerifyOptions): Repor
     return refinementReport(program, lowerProgram(program), options);
   } catch (err) {
     if (err instanceof SettleLimitError)
-      return { verdict: 'inconclusive', level, violations: [], stats: { states: 0, transitions: 0, ms: 0, statesPerSecond: 0, bytesPerState: 0, maxDepth: 0 }, limit: { reason: 'states', message: err.message } };
+      return {
+        verdict: 'inconclusive',
+        level,
+        violations: [],
+        stats: { states: 0, transitions: 0, ms: 0, statesPerSecond: 0, bytesPerState: 0, maxDepth: 0 },
+        limit: { reason: 'states', message: err.message },
+        properties: propertyStatuses(compileMachine(lowerIt ? lowerProgram(program) : program, machineOptions), lowerIt),
+      };
     throw err;
   }
 }
@@ -80,7 +89,7 @@ function refinementReport(arefProgram: Program, mbarrierProgram: Program, option
     ...result,
     violations: result.violations.map((v) => ({ ...v, trace: v.trace.map((t) => ({ ...t, state: t.state.inner })) })),
   };
-  return buildReport(machine, 'mbarrier', innerResult);
+  return buildReport(machine, 'mbarrier', innerResult, true);
 }
 
 function combine(reports: readonly Report[]): Report {
@@ -102,6 +111,13 @@ function combine(reports: readonly Report[]): Report {
       maxDepth: Math.max(...reports.map((r) => r.stats.maxDepth)),
     },
     ...(limit ? { limit } : {}),
+    properties: combineStatuses(reports),
     levels: reports,
   };
+}
+
+/** At both levels a property is checked if either level checks it. */
+function combineStatuses(reports: readonly Report[]): PropertyStatus[] {
+  const first = reports[0]?.properties ?? [];
+  return first.map((p) => reports.map((r) => r.properties.find((q) => q.kind === p.kind) ?? p).find((q) => q.status === 'checked') ?? p);
 }

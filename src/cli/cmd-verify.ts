@@ -11,6 +11,7 @@ import { loadProgramFile } from '../lang/load.ts';
 import { liftPtxFile } from '../ptx/lift/index.ts';
 import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
+import { nothingChecked } from '../verify/properties.ts';
 import { reportToSarif } from '../verify/sarif.ts';
 import { violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
@@ -152,6 +153,8 @@ export function reportJson(report: Report, program: string, traceFiles: readonly
       ...(traceFiles[i] !== undefined ? { traceFile: traceFiles[i] } : {}),
     })),
     stats: report.stats,
+    properties: report.properties,
+    ...(report.verdict === 'verified' && nothingChecked(report.properties) ? { vacuous: true } : {}),
     ...(report.limit ? { limit: report.limit } : {}),
     ...(report.notes ? { notes: report.notes } : {}),
   };

@@ -2,6 +2,7 @@
 // each violation with its kind, message and trace as a numbered table (step, actor, action,
 // changes, source line); the repeating part of a termination lasso is marked.
 import { Chalk, type ChalkInstance } from 'chalk';
+import { nothingChecked, type PropertyStatus } from './properties.ts';
 import type { Report, TraceEntry, ViolationReport } from './report.ts';
 import { violationLevels } from './trace-json.ts';
 
@@ -24,6 +25,8 @@ function levelWords(level: string): string {
 
 export function formatVerdictLine(report: Report, program: string, c: ChalkInstance): string {
   const where = `${program} ${levelWords(report.level)}`;
+  if (report.verdict === 'verified' && nothingChecked(report.properties))
+    return `${c.yellow.bold('○ vacuous')}  ${where}: nothing to check, the program has no synchronization (every property is vacuous)`;
   if (report.verdict === 'verified') return `${c.green.bold('✔ verified')}  ${where}: every reachable state explored, no violation`;
   if (report.verdict === 'inconclusive') return `${c.yellow.bold('? inconclusive')}  ${where}: ${report.limit?.message ?? 'a limit was reached'}`;
   const count = report.violations.length;
@@ -38,10 +41,22 @@ export function formatReportText(report: Report, options: TextOptions): string {
   if (Array.isArray(levels)) {
     for (const r of levels as readonly Report[]) lines.push(c.dim(`  ${r.level}: ${r.verdict}, ${formatStats(r.stats)}`));
   }
+  lines.push(...formatProperties(report.properties, c));
   for (const note of report.notes ?? []) lines.push(c.dim(`  note: ${note}`));
   const at = report.level === 'both' ? violationLevels(report) : [];
   report.violations.forEach((v, i) => lines.push('', ...formatViolation(v, c, at[i])));
   return `${lines.join('\n')}\n`;
+}
+
+/** `checked: deadlock, race` / `vacuous: fifo (why)` / `not applicable: refinement (why)`, one line each. */
+export function formatProperties(properties: readonly PropertyStatus[], c: ChalkInstance): string[] {
+  const out: string[] = [];
+  const checked = properties.filter((p) => p.status === 'checked').map((p) => p.kind);
+  if (checked.length > 0) out.push(c.dim(`  checked: ${checked.join(', ')}`));
+  for (const status of ['vacuous', 'not applicable'] as const) {
+    for (const p of properties.filter((q) => q.status === status)) out.push(c.dim(`  ${status}: ${p.kind}${p.reason ? ` (${p.reason})` : ''}`));
+  }
+  return out;
 }
 
 /** `level`: named in the heading when the report covers both levels. */

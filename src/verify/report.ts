@@ -2,6 +2,7 @@
 // built from a checker result, with traces described in the semantics' words.
 import type { CheckResult, CheckStats, TraceStep } from '../../checker/index.ts';
 import type { Loc } from '../ir/program.ts';
+import { propertyStatuses, type PropertyStatus } from './properties.ts';
 import { actorName, describeAction, describeChanges, currentOp, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
 
 export interface TraceEntry {
@@ -30,6 +31,8 @@ export interface Report {
   readonly stats: CheckStats;
   readonly limit?: { readonly reason: string; readonly message: string };
   readonly notes?: readonly string[];
+  /** Each property: checked, vacuous (cannot fail here, and why) or not applicable. */
+  readonly properties: readonly PropertyStatus[];
   /** for `--level both`: the report of each level */
   readonly levels?: readonly Report[];
 }
@@ -53,7 +56,7 @@ export function describeTrace(machine: Machine, trace: readonly TraceStep<Machin
   return out;
 }
 
-export function buildReport(machine: Machine, level: string, result: CheckResult<MachineState, Action>): Report {
+export function buildReport(machine: Machine, level: string, result: CheckResult<MachineState, Action>, refinement = false): Report {
   const violations = result.violations.map((v): ViolationReport => {
     const last = v.trace[v.trace.length - 1]?.state;
     const loc = last?.violation?.loc;
@@ -73,5 +76,6 @@ export function buildReport(machine: Machine, level: string, result: CheckResult
     stats: result.stats,
     ...(result.limit ? { limit: result.limit } : {}),
     ...(result.notes ? { notes: result.notes } : {}),
+    properties: propertyStatuses(machine, refinement),
   };
 }

@@ -52,6 +52,9 @@ export function reportToSarif(report: Report, programFile: string, toolVersion?:
   }));
   const notifications = [
     ...(report.limit ? [{ level: 'warning', message: { text: `inconclusive: ${report.limit.message}` } }] : []),
+    ...report.properties
+      .filter((p) => p.status !== 'checked')
+      .map((p) => ({ level: 'note', message: { text: `${p.kind}: ${p.status}${p.reason ? ` (${p.reason})` : ''}` } })),
     ...(report.notes ?? []).map((text) => ({ level: 'note', message: { text } })),
   ];
   return {
@@ -68,7 +71,7 @@ export function reportToSarif(report: Report, programFile: string, toolVersion?:
         },
         invocations: [{ executionSuccessful: true, ...(notifications.length > 0 ? { toolExecutionNotifications: notifications } : {}) }],
         results,
-        properties: { verdict: report.verdict, level: report.level, stats: report.stats },
+        properties: { verdict: report.verdict, level: report.level, stats: report.stats, properties: report.properties },
       },
     ],
   };

@@ -24,6 +24,7 @@ const lasso: Report = {
     },
   ],
   stats: { states: 3, transitions: 3, ms: 1, statesPerSecond: 3000, bytesPerState: 100, maxDepth: 3 },
+  properties: [{ kind: 'termination', status: 'checked' }],
 };
 
 describe('text report', () => {
