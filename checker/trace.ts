@@ -22,15 +22,18 @@ export function pathTo(arena: StateArena, id: number): PathStep[] {
 /**
  * Turn a path of state ids into trace steps. Each step's action is taken again from the model and
  * checked to lead to the stored state, so a nondeterministic model is caught here, not misreported.
+ * A step's state is decoded from the arena each time it is read, never kept: a counterexample of a
+ * million steps must not hold a million decoded states.
  */
 export function traceOf<S, A>(model: Model<S, A>, arena: StateArena, path: readonly PathStep[]): TraceStep<S, A>[] {
   const steps: TraceStep<S, A>[] = [];
   const actions: A[] = [];
+  const stateAt = (id: number): (() => S) => () => model.decode(arena.view(id).slice()); // a copy: a view would pin the whole arena
   let previous: S | undefined;
   for (const [depth, step] of path.entries()) {
-    const state = model.decode(arena.view(step.id).slice()); // a copy: a view would pin the whole arena
+    const state = stateAt(step.id)();
     if (depth === 0 || previous === undefined) {
-      steps.push({ initialIndex: step.index, state, depth });
+      steps.push(lazyStep({ initialIndex: step.index, depth }, stateAt(step.id)));
     } else {
       actions.length = 0;
       model.actions(previous, actions);
@@ -39,11 +42,31 @@ export function traceOf<S, A>(model: Model<S, A>, arena: StateArena, path: reado
       if (!arena.equals(step.id, model.encode(model.nextState(previous, action)))) {
         throw new Error(`trace: action ${model.formatAction(action)} no longer leads to the stored state (model is not deterministic)`);
       }
-      steps.push({ action, actionIndex: step.index, state, depth });
+      steps.push(lazyStep({ action, actionIndex: step.index, depth }, stateAt(step.id)));
     }
     previous = state;
   }
   return steps;
+}
+
+/** A trace step whose `state` is computed when read. */
+export function lazyStep<S, A>(fields: Omit<TraceStep<S, A>, 'state'>, state: () => S): TraceStep<S, A> {
+  return Object.defineProperty({ ...fields }, 'state', { get: state, enumerable: true }) as TraceStep<S, A>;
+}
+
+/** The same trace with each step's state seen through `f` (still computed when read). */
+export function mapTraceStates<S, T, A>(trace: readonly TraceStep<S, A>[], f: (s: S) => T): TraceStep<T, A>[] {
+  return trace.map((t) =>
+    lazyStep<T, A>(
+      {
+        ...(t.action !== undefined ? { action: t.action } : {}),
+        ...(t.actionIndex !== undefined ? { actionIndex: t.actionIndex } : {}),
+        ...(t.initialIndex !== undefined ? { initialIndex: t.initialIndex } : {}),
+        depth: t.depth,
+      },
+      () => f(t.state),
+    ),
+  );
 }
 
 /** A replay that cannot go on: the index names no initial state or no enabled action. */

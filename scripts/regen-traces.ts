@@ -17,7 +17,8 @@ import { programLevel, type Level, type Program } from '../src/ir/program.ts';
 import { parseProgramText } from '../src/lang/load.ts';
 import { verifyProgram, type Report } from '../src/verify.ts';
 import { formatVerdictLine, formatViolation } from '../src/verify/format-text.ts';
-import { violationToTraceJson } from '../src/verify/trace-json.ts';
+import { jsonText } from '../src/json-out.ts';
+import { TRACE_LAYOUT, violationToTraceJson } from '../src/verify/trace-json.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const GALLERY_DIR = 'examples/gallery';
@@ -98,7 +99,7 @@ export function goldenOf(entry: GalleryEntry, report: Report): Golden {
     lines.push('', 'also reported (each with its own shortest trace; arefcheck verify prints them):');
     for (const o of others) lines.push(`  ${o.kind} after ${o.trace.length} step${o.trace.length === 1 ? '' : 's'}: ${o.message.split('\n').join(' / ')}`);
   }
-  return { json: `${JSON.stringify(json, null, 2)}\n`, text: `${lines.join('\n')}\n` };
+  return { json: jsonText(json, TRACE_LAYOUT), text: `${lines.join('\n')}\n` };
 }
 
 export function goldenPaths(entry: GalleryEntry): { json: string; text: string } {

@@ -1,7 +1,7 @@
 // verifyProgram: the library entry point of arefcheck's checker. Chooses the level, lowers
 // an aref program when the mbarrier level is asked for (adding the refinement monitor),
 // explores every interleaving and returns the stable report of issue 3.
-import { check, type CheckOptions, type ProgressInfo } from '../checker/index.ts';
+import { check, mapTraceStates, type CheckOptions, type ProgressInfo } from '../checker/index.ts';
 import { InputError } from './diag.ts';
 import { programLevel, type Level, type Program } from './ir/program.ts';
 import { lowerProgram } from './lower.ts';
@@ -10,6 +10,7 @@ import { programModel } from './verify/model.ts';
 import { refinementModel } from './verify/refinement.ts';
 import { buildReport, type Report } from './verify/report.ts';
 import { propertyStatuses, type PropertyStatus } from './verify/properties.ts';
+import { maxOf } from './util.ts';
 
 export type { Report, ViolationReport, TraceEntry } from './verify/report.ts';
 export type { PropertyStatus, PropertyKind } from './verify/properties.ts';
@@ -87,7 +88,7 @@ function refinementReport(arefProgram: Program, mbarrierProgram: Program, option
   const result = check(refinementModel(arefProgram, machine), checkOptions(options));
   const innerResult = {
     ...result,
-    violations: result.violations.map((v) => ({ ...v, trace: v.trace.map((t) => ({ ...t, state: t.state.inner })) })),
+    violations: result.violations.map((v) => ({ ...v, trace: mapTraceStates(v.trace, (s) => s.inner) })),
   };
   return buildReport(machine, 'mbarrier', innerResult, true);
 }
@@ -108,7 +109,7 @@ function combine(reports: readonly Report[]): Report {
       ms,
       statesPerSecond: ms > 0 ? Math.round((states * 1000) / ms) : 0,
       bytesPerState: states > 0 ? Math.round(sum((r) => r.stats.bytesPerState * r.stats.states) / states) : 0,
-      maxDepth: Math.max(...reports.map((r) => r.stats.maxDepth)),
+      maxDepth: maxOf(reports.map((r) => r.stats.maxDepth), 0),
     },
     ...(limit ? { limit } : {}),
     properties: combineStatuses(reports),

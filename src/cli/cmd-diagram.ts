@@ -74,6 +74,8 @@ export type DiagramFormat = (typeof DIAGRAM_FORMATS)[number];
 const SEED_MAX = 2 ** 32 - 1;
 const DEFAULT_MAX_STEPS = 1000;
 const DEFAULT_MAX_STATES = 500;
+/** Longer counterexamples are not drawn: nobody reads a diagram of a million arrows (replay and the trace file still show them). */
+export const MAX_DIAGRAM_STEPS = 5000;
 
 /** What a replay reached, as the ending the diagram's last note states. */
 export function replayEnding(result: ReplayResult, trace: TraceFile, line: number | undefined): Ending {
@@ -144,6 +146,12 @@ export async function main(argv: string[]): Promise<number> {
     for (const flag of ['seed', 'param', 'literal', 'max-steps'])
       if (cl.values[flag] !== undefined) throw usageError('diagram', `--${flag} cannot be used with --trace (the trace records its own run)`);
     const trace = readTraceFile(traceFile);
+    if (trace.actionIndices.length > MAX_DIAGRAM_STEPS) {
+      throw new InputError(
+        `${traceFile} has ${trace.actionIndices.length.toLocaleString('en-US')} steps; a diagram is drawn for at most ${MAX_DIAGRAM_STEPS.toLocaleString('en-US')} ` +
+          "('arefcheck replay' confirms a long counterexample, and the trace file lists every step)",
+      );
+    }
     const program = await loadProgramForCli(file, { params: new Map(Object.entries(trace.params)), ...ptx });
     text = render(traceDiagram(program, trace, requested ?? trace.level, file, traceFile), format);
   } else {

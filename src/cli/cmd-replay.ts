@@ -9,6 +9,7 @@ import { flagBoolean, flagChoice, LEVELS, parseCommandLine, type CommandSpec } f
 import { loadFlags, loadProgramForCli } from './cmd-verify.ts';
 import { EXIT } from './exit-codes.ts';
 import { readInputFile } from '../read-input.ts';
+import { writeJsonFd } from '../json-out.ts';
 
 /** The trace runs to its end without the violation it records. */
 export const EXIT_NOT_REPRODUCED = 4;
@@ -64,7 +65,7 @@ export async function main(argv: string[]): Promise<number> {
 
   if (flagBoolean(cl, 'json')) {
     const out = { trace: traceFile, program: programFile, level: result.level, recorded: trace.kind, reproduced: result.reproduced, reached: result.reached, message: result.message, steps: result.steps };
-    process.stdout.write(`${JSON.stringify(out)}\n`);
+    writeJsonFd(1, out, { depth: 0 });
   } else {
     process.stdout.write(formatReplayText(result, trace, { trace: traceFile, program: programFile, color: chalk.level > 0 }));
   }

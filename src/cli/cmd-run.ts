@@ -8,6 +8,7 @@ import { loadProgramFile } from '../lang/load.ts';
 import { lowerProgram } from '../lower.ts';
 import { flagBoolean, flagChoice, flagInt, LEVELS, paramOverrides, parseCommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from './exit-codes.ts';
+import { writeJsonFd } from '../json-out.ts';
 
 export const RUN_HELP = `Usage: arefcheck run FILE [options]
 
@@ -79,7 +80,7 @@ export async function main(argv: string[]): Promise<number> {
   const report = randomRun(program, { seed, literal, ...(maxSteps === undefined ? {} : { maxSteps }) });
 
   if (flagBoolean(cl, 'json')) {
-    process.stdout.write(`${JSON.stringify({ file, level, literal, ...report }, null, 2)}\n`);
+    writeJsonFd(1, { file, level, literal, ...report }, { depth: 2 });
   } else {
     const color = chalk.level > 0;
     const header = `run ${file} at the ${level} level${literal ? ', literal consumed rule' : ''}`;

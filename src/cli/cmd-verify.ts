@@ -1,11 +1,12 @@
 // `arefcheck verify`: explore every interleaving of a program and print the verdict, the figures
 // and the shortest counterexamples (text or one JSON object); optionally write each
 // counterexample as a replayable ITF-shaped JSON file.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import chalk from 'chalk';
 import { createProgressReporter } from '../../checker/index.ts';
 import { InputError } from '../diag.ts';
+import { writeJsonFd, writeJsonFile, type JsonLayout } from '../json-out.ts';
 import type { Level, Program } from '../ir/program.ts';
 import { loadProgramFile } from '../lang/load.ts';
 import { liftPtxFile } from '../ptx/lift/index.ts';
@@ -13,7 +14,7 @@ import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
 import { nothingChecked } from '../verify/properties.ts';
 import { reportToSarif } from '../verify/sarif.ts';
-import { violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
+import { TRACE_LAYOUT, violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from './exit-codes.ts';
 import { readInputFile } from '../read-input.ts';
@@ -121,9 +122,9 @@ export function runVerification(program: Program, run: VerificationRun): number 
   progress.finish({ states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond });
 
   const traceFiles = run.traceOut === undefined ? [] : writeTraceFiles(report, program, run);
-  if (run.sarif !== undefined) writeText(run.sarif, `${JSON.stringify(reportToSarif(report, run.name), null, 2)}\n`, '--sarif');
+  if (run.sarif !== undefined) writeJson(run.sarif, reportToSarif(report, run.name), SARIF_LAYOUT, '--sarif');
   if (run.json) {
-    process.stdout.write(`${JSON.stringify(reportJson(report, run.name, traceFiles))}\n`);
+    writeJsonFd(1, reportJson(report, run.name, traceFiles), { depth: 0 });
   } else {
     process.stdout.write(formatReportText(report, { color: chalk.level > 0, program: run.name }));
     if (traceFiles.length > 0) process.stdout.write(`\n${traceFiles.map((f) => `counterexample written to ${f}`).join('\n')}\n`);
@@ -178,14 +179,16 @@ function writeTraceFiles(report: Report, program: Program, run: VerificationRun)
     used.add(name);
     const path = join(dir, `${name}.json`);
     const json = violationToTraceJson(report, i, run.name, { params, literal: run.literal });
-    writeText(path, `${JSON.stringify(json, null, 2)}\n`, '--trace-out');
+    writeJson(path, json, TRACE_LAYOUT, '--trace-out');
     return path;
   });
 }
 
-function writeText(path: string, text: string, flag: string): void {
+const SARIF_LAYOUT = { depth: 6 } as const;
+
+function writeJson(path: string, value: unknown, layout: JsonLayout, flag: string): void {
   try {
-    writeFileSync(path, text);
+    writeJsonFile(path, value, layout);
   } catch (err) {
     throw new InputError(`${flag}: cannot write '${path}'${errCode(err)}`);
   }

@@ -15,6 +15,7 @@ import {
   type MachineState,
 } from '../../semantics/index.ts';
 import { seededRandom } from './random.ts';
+import { maxOf } from '../util.ts';
 
 export interface RunStep {
   readonly index: number;
@@ -73,7 +74,7 @@ export function randomRun(program: Program, options: RunOptions): RunReport {
 /** The run as text: one line per step, then how it ended. */
 export function formatRunText(report: RunReport, opts: { color: boolean }): string {
   const c = new Chalk({ level: opts.color ? 1 : 0 });
-  const width = Math.max(8, ...report.steps.map((s) => s.actor.length));
+  const width = maxOf(report.steps.map((s) => s.actor.length), 8);
   const lines = report.steps.map((s) => {
     const changes = s.changes.length > 0 ? `  ${c.dim('│')} ${s.changes.join('; ')}` : '';
     return `${c.dim(String(s.index).padStart(4))}  ${c.cyan(s.actor.padEnd(width))}  ${s.action}${changes}`;

@@ -5,6 +5,7 @@ import type { Machine } from '../../semantics/index.ts';
 import { describeEnding } from './ending-text.ts';
 import { partyId, partyName, stepMessages, type Message, type Party } from './messages.ts';
 import type { Ending, StepRecord } from './session.ts';
+import { pushAll } from '../util.ts';
 
 export type LifelineKind = 'role' | 'unit' | 'resource';
 
@@ -66,7 +67,7 @@ export function buildSequence(m: Machine, steps: readonly StepRecord[], ending: 
   const message = (msg: Message): SequenceItem => ({ kind: 'message', from: partyId(msg.from), to: partyId(msg.to), label: msg.label, dashed: msg.dashed, failed: msg.failed });
   perStep.forEach((msgs, i) => {
     if (options.loopStart !== undefined && i === options.loopStart) items.push({ kind: 'note', lines: [`the cycle starts here: steps ${i + 1}..${steps.length} repeat forever`], tone: 'info' });
-    items.push(...msgs.map(message));
+    pushAll(items, msgs.map(message));
   });
   const text = describeEnding(ending, steps.length);
   items.push({ kind: 'note', lines: [text.headline, ...text.details], tone: text.bad ? 'bad' : 'ok' });

@@ -5,6 +5,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { nothingChecked, type PropertyStatus } from './properties.ts';
 import type { Report, TraceEntry, ViolationReport } from './report.ts';
 import { violationLevels } from './trace-json.ts';
+import { maxOf, pushAll } from '../util.ts';
 
 export interface TextOptions {
   readonly color: boolean;
@@ -44,7 +45,7 @@ export function formatReportText(report: Report, options: TextOptions): string {
   lines.push(...formatProperties(report.properties, c));
   for (const note of report.notes ?? []) lines.push(c.dim(`  note: ${note}`));
   const at = report.level === 'both' ? violationLevels(report) : [];
-  report.violations.forEach((v, i) => lines.push('', ...formatViolation(v, c, at[i])));
+  report.violations.forEach((v, i) => pushAll(lines, ['', ...formatViolation(v, c, at[i])]));
   return `${lines.join('\n')}\n`;
 }
 
@@ -65,7 +66,7 @@ export function formatViolation(v: ViolationReport, c: ChalkInstance, level?: st
   const steps = v.trace.length;
   const head = `${c.red.bold(v.kind)}${level ? ` at the ${level} level` : ''}${where} after ${steps} step${steps === 1 ? '' : 's'}`;
   const message = v.message.split('\n').map((line) => `  ${line}`);
-  return [head, ...message, ...formatTraceTable(markViolation(v.trace, v.kind, v.message), c, v.loopStart)];
+  return pushAll([head, ...message], formatTraceTable(markViolation(v.trace, v.kind, v.message), c, v.loopStart));
 }
 
 /** The violation's own message is printed beside the table: in the table a short mark is enough. */
@@ -87,7 +88,7 @@ export function formatTraceTable(trace: readonly TraceEntry[], c: ChalkInstance,
     line: t.loc ? String(t.loc.line) : '',
   }));
   const header = { step: 'step', actor: 'actor', action: 'action', changes: 'changes', line: 'line' };
-  const width = (key: keyof typeof header): number => Math.max(header[key].length, ...rows.map((r) => r[key].length));
+  const width = (key: keyof typeof header): number => maxOf(rows.map((r) => r[key].length), header[key].length);
   // a long change list overflows its column rather than pushing every line number far right
   const w = { step: width('step'), actor: width('actor'), action: width('action'), changes: Math.min(CHANGES_WIDTH, width('changes')) };
   const row = (r: typeof header, paint: (s: string) => string = (s) => s): string =>

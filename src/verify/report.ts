@@ -39,19 +39,23 @@ export interface Report {
 
 export function describeTrace(machine: Machine, trace: readonly TraceStep<MachineState, Action>[]): TraceEntry[] {
   const out: TraceEntry[] = [];
+  // each state is read once (reading a step's state decodes it)
+  let before = trace[0]?.state;
   for (let i = 1; i < trace.length; i++) {
-    const before = trace[i - 1]?.state;
     const step = trace[i];
-    if (!before || !step?.action) continue;
-    const a = step.action;
-    const loc = a.kind === 'role' ? currentOp(machine, before, a.role)?.loc : undefined;
-    const entry = {
-      step: i,
-      actor: actorName(machine, before, a),
-      action: describeAction(machine, before, a),
-      changes: describeChanges(machine, before, step.state),
-    };
-    out.push(loc ? { ...entry, loc } : entry);
+    const after = step?.state;
+    if (before && after && step?.action) {
+      const a = step.action;
+      const loc = a.kind === 'role' ? currentOp(machine, before, a.role)?.loc : undefined;
+      const entry = {
+        step: i,
+        actor: actorName(machine, before, a),
+        action: describeAction(machine, before, a),
+        changes: describeChanges(machine, before, after),
+      };
+      out.push(loc ? { ...entry, loc } : entry);
+    }
+    before = after;
   }
   return out;
 }

@@ -27,6 +27,9 @@ function location(loc: Loc | undefined, programFile: string): SarifLocation {
     : { physicalLocation: { artifactLocation: { uri } } };
 }
 
+/** Thread-flow locations kept per result (the last steps, the ones that lead to the violation); the trace file has them all. */
+export const MAX_FLOW_STEPS = 1000;
+
 export function reportToSarif(report: Report, programFile: string, toolVersion?: string): object {
   const levels = violationLevels(report);
   const kinds = [...new Set(report.violations.map((v) => v.kind))];
@@ -35,12 +38,17 @@ export function reportToSarif(report: Report, programFile: string, toolVersion?:
     level: 'error',
     message: { text: v.message },
     locations: [location(v.loc, programFile)],
-    properties: { level: levels[i], actionIndices: v.actionIndices, ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}) },
+    properties: {
+      level: levels[i],
+      traceSteps: v.trace.length,
+      ...(v.trace.length > MAX_FLOW_STEPS ? { flowFromStep: v.trace.length - MAX_FLOW_STEPS + 1 } : { actionIndices: v.actionIndices }),
+      ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}),
+    },
     codeFlows: [
       {
         threadFlows: [
           {
-            locations: v.trace.map((t) => ({
+            locations: v.trace.slice(-MAX_FLOW_STEPS).map((t) => ({
               executionOrder: t.step,
               location: { ...location(t.loc, programFile), message: { text: `${t.actor}: ${t.action}${t.changes.length > 0 ? ` (${t.changes.join('; ')})` : ''}` } },
               ...(v.loopStart !== undefined && t.step > v.loopStart ? { kinds: ['cycle'] } : {}),

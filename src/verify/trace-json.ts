@@ -7,6 +7,9 @@ import type { Level, Loc } from '../ir/program.ts';
 import { readJson, type JsonEntry, type JsonNode } from '../lang/json-reader.ts';
 import type { Report } from './report.ts';
 
+/** How trace files are laid out (json-out.ts): the top levels on their own lines, each state one line. */
+export const TRACE_LAYOUT = { depth: 2 } as const;
+
 export const ITF_FORMAT_DESCRIPTION = 'https://apalache-mc.org/docs/adr/015adr-trace.html';
 
 /** How the report was obtained, beyond the program file: needed to replay it. */
@@ -138,8 +141,62 @@ function stringField(obj: ObjectNode, key: string, what: string): string | undef
   return e.value.value;
 }
 
+/** Above this size a trace file is read with JSON.parse first (the position-keeping reader needs far more memory). */
+const FAST_READ_BYTES = 1 << 20;
+
 /** Read a counterexample file written by `violationToTraceJson` (or edited by hand). */
 export function readTraceJson(text: string, file: string): TraceFile {
+  if (text.length > FAST_READ_BYTES) {
+    const fast = readPlain(text);
+    if (fast) return fast;
+  }
+  return readTracked(text, file);
+}
+
+/**
+ * A well-formed trace file through JSON.parse, or undefined for anything unexpected (the tracked
+ * reader then says what and where).
+ */
+function readPlain(text: string): TraceFile | undefined {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const obj = (x: unknown): Record<string, unknown> | undefined => (typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined);
+  const meta = obj(obj(root)?.['#meta']);
+  if (!meta) return undefined;
+  const { kind, level, message, program, literal, params, actionIndices, loopStart } = meta;
+  const isIndex = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+  if (typeof kind !== 'string' || typeof level !== 'string' || !isLevel(level)) return undefined;
+  if (meta['tool'] !== undefined && meta['tool'] !== 'arefcheck') return undefined;
+  if (!Array.isArray(actionIndices) || !actionIndices.every(isIndex)) return undefined;
+  const p = params === undefined ? {} : obj(params);
+  if (!p || !Object.values(p).every((x) => typeof x === 'number' && Number.isSafeInteger(x))) return undefined;
+  if (literal !== undefined && typeof literal !== 'boolean') return undefined;
+  if (loopStart !== undefined && (!isIndex(loopStart) || loopStart > actionIndices.length)) return undefined;
+  const states = obj(root)?.['states'];
+  if (states !== undefined) {
+    if (!Array.isArray(states) || states.length !== actionIndices.length + 1) return undefined;
+    for (let i = 1; i < states.length; i++) {
+      const idx = obj(obj(states[i])?.['#meta'])?.['actionIndex'];
+      if (idx !== undefined && idx !== actionIndices[i - 1]) return undefined;
+    }
+  }
+  return {
+    kind,
+    level,
+    params: p as Record<string, number>,
+    literal: literal === true,
+    actionIndices,
+    ...(loopStart !== undefined ? { loopStart } : {}),
+    ...(typeof message === 'string' ? { message } : {}),
+    ...(typeof program === 'string' ? { program } : {}),
+  };
+}
+
+function readTracked(text: string, file: string): TraceFile {
   const root = expectObject(readJson(text, file), 'a trace file');
   const metaEntry = entry(root, '#meta');
   if (!metaEntry) throw new InputError('not an arefcheck trace: no "#meta" object (write one with `arefcheck verify --trace-out DIR`)', root.loc);

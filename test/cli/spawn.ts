@@ -16,6 +16,7 @@ export function arefcheck(...args: string[]): CliResult {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, FORCE_COLOR: '0' },
+    maxBuffer: 1 << 30,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
