@@ -11,7 +11,7 @@ import { emitPtx, pipelineForKernel, readMeta, type EmitOptions } from '../../sr
 import { liftPtxFile } from '../../src/ptx/lift/index.ts';
 import { verifyProgram } from '../../src/verify.ts';
 import { expectedRole } from './expected.ts';
-import { assembleAll, ptxasAvailable } from './ptxas.ts';
+import { assembleAll, ptxasAvailableSync } from './ptxas.ts';
 import { readBack, withoutReads } from './tile-loop.ts';
 
 const PING: EmitOptions = { kernel: 'gemm', tile: '128x128x64', persistent: true, pingpong: true };
@@ -82,11 +82,7 @@ describe('gemm --persistent --pingpong', () => {
     expect(() => emitPtx(p, { ...PING, tile: '128x256x64' })).toThrow(/accumulators/);
   });
 
-  it('assembles for sm_90a without spills (128x128 and 64x256)', async () => {
-    if (!(await ptxasAvailable())) {
-      console.warn('ptxas not found: the pingpong assembly test is skipped');
-      return;
-    }
+  it.skipIf(!ptxasAvailableSync())('assembles for sm_90a without spills (128x128 and 64x256) (needs ptxas)', async () => {
     const kernels = ['128x128x64', '64x256x64'].map((tile) => {
       const emit: EmitOptions = { ...PING, tile };
       return { name: `ping_${tile}`, ptx: emitPtx(program(4, 0, 64, 8, true, emit), { ...emit, name: `ping_${tile.replace(/x/g, '_')}` }) };

@@ -1,6 +1,6 @@
 // Runs ptxas -arch=sm_90a -v on emitted kernels, a few child processes at a time, and reads its
 // resource report (registers, spills, stack frame) and informational messages.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,11 @@ export interface PtxasResult {
 }
 
 export const PTXAS = process.env['PTXAS'] ?? 'ptxas';
+
+/** The same question, answered at once (for describe.skipIf). */
+export function ptxasAvailableSync(): boolean {
+  return spawnSync(PTXAS, ['--version']).status === 0;
+}
 
 export function ptxasAvailable(): Promise<boolean> {
   return new Promise((resolve) => execFile(PTXAS, ['--version'], (err) => resolve(err === null)));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Program } from '../../src/ir/program.ts';
 import { liftPtxFile } from '../../src/ptx/lift/index.ts';
-import { HAS_CHECKER, kinds, roleText, verifier } from './helpers.ts';
+import { kinds, roleText, verify } from './helpers.ts';
 import { CUDA_KERNELS, cudaPtx, read } from './paths.ts';
 
 function lift(kernel: (typeof CUDA_KERNELS)[number], k: number): Program {
@@ -74,25 +74,25 @@ describe('libcu++ ring kernels: lifted programs', () => {
   });
 });
 
-describe.skipIf(!HAS_CHECKER)('libcu++ ring kernels: verdicts', () => {
+describe('libcu++ ring kernels: verdicts', () => {
   it.each([1, 2, 3, 4, 6, 9])('ws_ring_ok verifies for K = %i', async (k) => {
-    const r = (await verifier())(lift('ws_ring_ok', k));
+    const r = verify(lift('ws_ring_ok', k));
     expect(r.violations.map((v) => v.message)).toEqual([]);
     expect(r.verdict).toBe('verified');
   });
 
   it.each([1, 3, 5])('ws_ring_parity_bug is a race for K = %i', async (k) => {
-    const r = (await verifier())(lift('ws_ring_parity_bug', k));
+    const r = verify(lift('ws_ring_parity_bug', k));
     expect(r.verdict).toBe('violation');
     expect(kinds(r)).toContain('race');
   });
 
   it('ws_ring_early_release is harmless while the ring does not wrap (K = 2 < D)', async () => {
-    expect((await verifier())(lift('ws_ring_early_release', 2)).verdict).toBe('verified');
+    expect(verify(lift('ws_ring_early_release', 2)).verdict).toBe('verified');
   });
 
   it.each([4, 6, 8])('ws_ring_early_release is a race for K = %i', async (k) => {
-    const r = (await verifier())(lift('ws_ring_early_release', k));
+    const r = verify(lift('ws_ring_early_release', k));
     expect(r.verdict).toBe('violation');
     expect(kinds(r)).toEqual(['race']);
   });

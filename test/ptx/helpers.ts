@@ -1,8 +1,6 @@
-// Shared helpers of the PTX tests: flattening lifted programs to text, and the checker when present.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// Shared helpers of the PTX tests: flattening lifted programs to text, and the checker.
 import type { Op, Program, Ref, Stmt } from '../../src/ir/program.ts';
-import { ROOT } from './paths.ts';
+import { verifyProgram } from '../../src/verify.ts';
 
 const ix = (r: Ref): string => `${r.name}[${r.index.kind === 'num' ? r.index.value : '?'}]`;
 const n = (e: { kind: string; value?: number }): string => (e.kind === 'num' ? String(e.value) : '?');
@@ -44,17 +42,10 @@ export interface VerifyResult {
   readonly verdict: 'verified' | 'violation' | 'inconclusive';
   readonly violations: ReadonlyArray<{ readonly kind: string; readonly message: string; readonly loc?: { readonly line: number } }>;
 }
-type VerifyFn = (p: Program, options?: { maxStates?: number; maxMs?: number }) => VerifyResult;
 
-export const HAS_CHECKER = existsSync(join(ROOT, 'src/verify.ts'));
-
-/** verifyProgram from src/verify.ts (the checker), loaded only when this checkout has it. */
-export async function verifier(): Promise<VerifyFn> {
-  const path = '../../src/verify.ts';
-  const m: unknown = await import(/* @vite-ignore */ path);
-  if (typeof m !== 'object' || m === null || !('verifyProgram' in m) || typeof m.verifyProgram !== 'function') throw new Error('src/verify.ts has no verifyProgram');
-  const verifyProgram = m.verifyProgram as (p: Program, o?: object) => VerifyResult;
-  return (p, o) => verifyProgram(p, { maxMs: 120_000, ...o });
+/** verifyProgram with a two-minute cap (a lifted kernel must never hang a test run). */
+export function verify(p: Program, options: { maxStates?: number; maxMs?: number } = {}): VerifyResult {
+  return verifyProgram(p, { maxMs: 120_000, ...options });
 }
 
 export function kinds(r: VerifyResult): string[] {

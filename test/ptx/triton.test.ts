@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Program } from '../../src/ir/program.ts';
 import { InputError } from '../../src/diag.ts';
 import { liftPtxFile } from '../../src/ptx/lift/index.ts';
-import { HAS_CHECKER, kinds, roleText, verifier } from './helpers.ts';
+import { kinds, roleText, verify } from './helpers.ts';
 import { read, TRITON, tritonParams } from './paths.ts';
 
 const text = read(TRITON);
@@ -86,10 +86,9 @@ describe('Triton 3.6 gemm sample: lifted pipeline', () => {
   });
 });
 
-describe.skipIf(!HAS_CHECKER)('Triton 3.6 gemm sample: verdicts', () => {
+describe('Triton 3.6 gemm sample: verdicts', () => {
   it.each([1, 2, 3, 4, 5, 6, 8, 16, 17, 32, 64])('verifies with no false alarm for K = %i k-tiles', async (n) => {
-    const verify = await verifier();
-    const r = verify(lift(text, n));
+        const r = verify(lift(text, n));
     expect(r.violations.map((v) => `${v.kind}: ${v.message}`)).toEqual([]);
     expect(r.verdict).toBe('verified');
   });
@@ -108,8 +107,7 @@ describe.skipIf(!HAS_CHECKER)('Triton 3.6 gemm sample: verdicts', () => {
     ['the loop arrive.expect_tx deleted (M8)', () => mutate(507, '@%p20 mbarrier.arrive.expect_tx.shared.b64 _, [%r38], 32768;', ''), ['deadlock']],
   ];
   it.each(cases)('catches: %s', async (_name, make, expected) => {
-    const verify = await verifier();
-    const r = verify(lift(make(), 5));
+        const r = verify(lift(make(), 5));
     expect(r.verdict).toBe('violation');
     expect(kinds(r).filter((k) => expected.includes(k)).length).toBeGreaterThan(0);
   });
