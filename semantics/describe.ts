@@ -40,11 +40,12 @@ export function describeOp(m: Machine, s: MachineState, r: number): string {
     case 'get': return `get ${t(0)}${opt('expect', 0)}`;
     case 'consumed': return `consumed ${t(0)}`;
     case 'init': return `init ${t(0)}, ${a(0)}`;
-    case 'arrive': return `arrive ${t(0)}, ${a(0)}`;
-    case 'arrive.expect_tx':
+    case 'arrive': return `arrive ${t(0)}, ${a(0)}${op.token === undefined ? '' : ` -> ${op.token}`}`;
+    case 'arrive.expect_tx': return `${op.kind} ${t(0)}, ${a(0)}${op.token === undefined ? '' : ` -> ${op.token}`}`;
     case 'expect_tx':
     case 'complete_tx': return `${op.kind} ${t(0)}, ${a(0)}`;
     case 'wait': return `wait ${t(0)}, parity ${a(0)}`;
+    case 'wait.token': return `wait ${t(0)}, token ${op.token}`;
     case 'inval': return `inval ${t(0)}`;
     case 'tma.load': return `tma.load ${t(0)} -> ${t(1)}, ${a(0)}${opt('value', 1)}`;
     case 'tma.store': return `tma.store ${t(0)}`;

@@ -2,7 +2,7 @@
 // flattened into instruction arrays with jumps, expressions turned into closures over the
 // role's loop-variable slots. The rules in this folder run on Machines.
 import { applyBin, applyUn } from '../src/ir/expr.ts';
-import type { Expr, Loc, Op, Program, Ref, Resource, Stmt } from '../src/ir/program.ts';
+import { opToken, type Expr, type Loc, type Op, type Program, type Ref, type Resource, type Stmt } from '../src/ir/program.ts';
 import { InputError } from '../src/diag.ts';
 
 /** A compiled expression: loop variables of the executing role → value. */
@@ -27,7 +27,8 @@ export interface CRef {
 }
 
 export type Instr =
-  | { readonly kind: 'op'; readonly op: Op; readonly refs: readonly CRef[]; readonly args: readonly CExpr[]; readonly loc: Loc | undefined }
+  /** `token`: the role's token slot an arrive sets or a wait.token reads. */
+  | { readonly kind: 'op'; readonly op: Op; readonly refs: readonly CRef[]; readonly args: readonly CExpr[]; readonly loc: Loc | undefined; readonly token?: number }
   /** var := from; if !(var < to) goto exit */
   | { readonly kind: 'loop-init'; readonly slot: number; readonly from: CExpr; readonly to: CExpr; readonly exit: number }
   /** var += 1; if var < to goto body */
@@ -41,6 +42,8 @@ export interface RoleCode {
   readonly warps: number;
   readonly code: readonly Instr[];
   readonly varNames: readonly string[];
+  /** token variables (arrive … -> t), one slot each */
+  readonly tokenNames: readonly string[];
 }
 
 export interface MachineOptions {
@@ -65,6 +68,8 @@ export interface Machine {
   readonly barrierInit: readonly (number | undefined)[];
   readonly slotBytes: readonly number[];
   readonly usesNamedBarriers: boolean;
+  /** Named barrier ids 0..namedBarriers-1 (the program's declaration, 16 by default). */
+  readonly namedBarriers: number;
   /** Barriers of a resource some op gives transaction bytes (a TMA's barrier, expect_tx): "full" barriers. */
   readonly txBarriers: readonly boolean[];
   readonly literal: boolean;
@@ -122,6 +127,12 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
   const roles = program.roles.map((role) => {
     const code: Instr[] = [];
     const varNames: string[] = [];
+    const tokenNames: string[] = [];
+    const tokenSlot = (name: string): number => {
+      let i = tokenNames.indexOf(name);
+      if (i < 0) i = tokenNames.push(name) - 1;
+      return i;
+    };
     const compileExpr = (e: Expr, scope: ReadonlyMap<string, number>): CExpr => {
       switch (e.kind) {
         case 'num': {
@@ -185,12 +196,14 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
           if (s.op.kind === 'bar.sync' || s.op.kind === 'bar.arrive') usesNamedBarriers = true;
           if (s.op.kind === 'tma.load') markTx(refs[1]);
           if (s.op.kind === 'arrive.expect_tx' || s.op.kind === 'expect_tx' || s.op.kind === 'complete_tx') markTx(refs[0]);
-          code.push({ kind: 'op', op: s.op, refs, args, loc: s.loc });
+          const name = opToken(s.op);
+          const token = name === undefined ? undefined : tokenSlot(name);
+          code.push({ kind: 'op', op: s.op, refs, args, loc: s.loc, ...(token !== undefined ? { token } : {}) });
         }
       }
     };
     emitStmts(role.body, new Map());
-    return { name: role.name, warps: role.warps, code, varNames };
+    return { name: role.name, warps: role.warps, code, varNames, tokenNames };
   });
 
   return {
@@ -206,6 +219,7 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
     barrierInit,
     slotBytes,
     usesNamedBarriers,
+    namedBarriers: program.namedBarriers ?? 16,
     txBarriers,
     literal: options.literal ?? false,
   };
@@ -230,6 +244,7 @@ function compileOperands(
     case 'expect_tx':
     case 'complete_tx': return { refs: [cr(op.target, scope, loc)], args: [ce(op.bytes, scope)] };
     case 'wait': return { refs: [cr(op.target, scope, loc)], args: [ce(op.parity, scope)] };
+    case 'wait.token': return { refs: [cr(op.target, scope, loc)], args: [] };
     case 'inval': return { refs: [cr(op.target, scope, loc)], args: [] };
     case 'tma.load': return { refs: [cr(op.target, scope, loc), cr(op.barrier, scope, loc)], args: [ce(op.bytes, scope), opt(op.value)] };
     case 'tma.store': return { refs: [cr(op.target, scope, loc)], args: [] };

@@ -16,7 +16,7 @@
 import { arg, fail, peekArg, peekResolve, resolve, type OpCtx, type OpRules } from './context.ts';
 import { agePhase, freshPhase, orInto, phaseDistance, waitMisses } from './hb.ts';
 import type { Machine } from './machine.ts';
-import type { MachineState } from './state.ts';
+import { NO_TOKEN, tokenOf, type MachineState } from './state.ts';
 
 export const MAX_COUNT = 2 ** 20 - 1;
 
@@ -27,6 +27,7 @@ export function completeIfDone(m: Machine, s: MachineState, b: number): void {
   bar.pending = bar.expected;
   bar.observed = 0;
   agePhase(m, s, b);
+  ageTokens(s, b);
   const pending = s.hb.barPending[b];
   const done = s.hb.barDone[b];
   if (pending && done) {
@@ -41,6 +42,23 @@ export function barrierText(s: MachineState, b: number, name: string): string {
   const arrivals = `${bar.pending} arrival${bar.pending === 1 ? '' : 's'} pending`;
   const bytes = bar.tx === 0 ? 'no bytes outstanding' : bar.tx > 0 ? `${bar.tx} bytes outstanding` : `${-bar.tx} bytes more than expected (tx = ${bar.tx}: never completes)`;
   return `${name} is in phase ${bar.phase} with ${arrivals} and ${bytes}`;
+}
+
+/** Tokens naming a phase of barrier b: one more completion since their arrive (saturating at 2). */
+function ageTokens(s: MachineState, b: number): void {
+  for (const rs of s.roles) {
+    for (let i = 0; i < rs.tokens.length; i++) {
+      const t = rs.tokens[i] ?? NO_TOKEN;
+      if (t !== NO_TOKEN && t >> 2 === b && (t & 3) < 2) rs.tokens[i] = t + 1;
+    }
+  }
+}
+
+/** An arrive that returns its state: the token names the phase the arrive fell in. */
+function setToken(ctx: OpCtx, b: number): void {
+  const slot = ctx.instr.token;
+  const rs = ctx.s.roles[ctx.r];
+  if (slot !== undefined && rs) rs.tokens[slot] = tokenOf(b, 0);
 }
 
 function target(ctx: OpCtx, what: string): number | undefined {
@@ -116,6 +134,8 @@ const arrive: OpRules = {
     const b = target(ctx, 'arrive');
     const count = arg(ctx, 0);
     if (b === undefined || count === undefined) return;
+    // the token is set before the arrive: an arrive that completes the phase ages it at once
+    setToken(ctx, b);
     arriveOn(ctx, b, count);
   },
 };
@@ -128,6 +148,7 @@ const arriveExpectTx: OpRules = {
     if (b === undefined || bytes === undefined) return;
     // expect-tx is performed before the arrive (PTX §9.7.13.15.13); the phase check comes first so a missing wait is reported as such
     const bar = ctx.s.barriers[b];
+    setToken(ctx, b);
     if (bar && bar.phase >= 1 && bar.observed === 0) {
       arriveOn(ctx, b, 1);
       return;
@@ -201,6 +222,49 @@ const wait: OpRules = {
   },
 };
 
+/** The token a wait.token names (undefined: the token was never set). */
+function tokenOfWait(ctx: OpCtx): number | undefined {
+  const slot = ctx.instr.token;
+  const t = slot === undefined ? NO_TOKEN : (ctx.s.roles[ctx.r]?.tokens[slot] ?? NO_TOKEN);
+  return t === NO_TOKEN ? undefined : t;
+}
+
+/** Blocked: the token names this barrier's current phase (d = 0). */
+function tokenBlocked(ctx: OpCtx): number | undefined {
+  const b = peekResolve(ctx, 0);
+  const t = tokenOfWait(ctx);
+  const bar = b === undefined ? undefined : ctx.s.barriers[b];
+  if (b === undefined || t === undefined || !bar?.valid || t >> 2 !== b) return undefined;
+  return (t & 3) === 0 ? b : undefined;
+}
+
+// | wait.token t     | valid; t set by an arrive on this barrier; blocks until that arrive's phase completed; 2 or more phases later it missed |
+const waitToken: OpRules = {
+  isBlocked: (ctx) => tokenBlocked(ctx) !== undefined,
+  blockedReason(ctx) {
+    const b = tokenBlocked(ctx);
+    if (b === undefined) return undefined;
+    const name = ctx.instr.op.kind === 'wait.token' ? ctx.instr.op.token : '?';
+    return `waits ${ctx.m.barrierNames[b]} for the phase of token ${name}; ${barrierText(ctx.s, b, ctx.m.barrierNames[b] ?? '')}`;
+  },
+  execute(ctx) {
+    const b = target(ctx, 'wait');
+    if (b === undefined || ctx.instr.op.kind !== 'wait.token') return;
+    const name = ctx.instr.op.token;
+    const t = tokenOfWait(ctx);
+    if (t === undefined) return fail(ctx, 'protocol', `wait on token ${name} before any arrive set it`);
+    if (t >> 2 !== b) return fail(ctx, 'protocol', `wait on ${ctx.m.barrierNames[b]} with token ${name}, which an arrive on ${ctx.m.barrierNames[t >> 2]} returned`);
+    const bar = ctx.s.barriers[b];
+    if (!bar) return;
+    if ((t & 3) >= 2) {
+      return fail(ctx, 'protocol', `wait on ${ctx.m.barrierNames[b]} with token ${name} missed its phase: the barrier completed 2 or more phases since the arrive (hardware aliases the token's phase)`);
+    }
+    orInto(ctx.s.hb.roles[ctx.r] ?? [], ctx.s.hb.barDone[b] ?? []);
+    freshPhase(ctx.m, ctx.s.hb.roles[ctx.r] ?? [], b);
+    bar.observed = 1;
+  },
+};
+
 export const mbarrierRules = {
   init,
   inval,
@@ -209,4 +273,5 @@ export const mbarrierRules = {
   expect_tx: expectTx,
   complete_tx: completeTx,
   wait,
+  'wait.token': waitToken,
 } as const;

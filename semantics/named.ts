@@ -5,7 +5,7 @@
 // | bar.arrive id, n  | the threads arrive and go on                                                 |
 // | (n threads in)    | the barrier completes and re-arms; every waiter acquires all arrivals        |
 // | fence.proxy.async | generic writes the role knows of become visible to the async proxy           |
-// Errors: id outside 0..15, n not a positive multiple of 32, arrivals disagreeing on n or exceeding it.
+// Errors: id outside 0..15 (or the program's declared count), n not a positive multiple of 32, arrivals disagreeing on n or exceeding it.
 import { arg, fail, peekArg, type OpCtx, type OpRules } from './context.ts';
 import { freshEvent, has, isPresent, orInto } from './hb.ts';
 import { BAR_FREE, BAR_RELEASED, BAR_WAITING, fenceEvent, writeEvent, type MachineState } from './state.ts';
@@ -28,8 +28,8 @@ function arriveNamed(ctx: OpCtx): { id: number; completed: boolean } | undefined
   const n = arg(ctx, 1);
   if (id === undefined || n === undefined) return undefined;
   const { s, m, r } = ctx;
-  if (!Number.isInteger(id) || id < 0 || id > 15) {
-    fail(ctx, 'protocol', `named barrier id ${id} outside 0..15`);
+  if (!Number.isInteger(id) || id < 0 || id >= m.namedBarriers) {
+    fail(ctx, 'protocol', `named barrier id ${id} outside 0..${m.namedBarriers - 1}`);
     return undefined;
   }
   if (!Number.isInteger(n) || n <= 0 || n % 32 !== 0) {

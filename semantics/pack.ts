@@ -33,6 +33,7 @@ export class StatePacker {
       w.groups(r.mmaGroups);
       w.list(r.storeOpen);
       w.groups(r.storeGroups);
+      w.fixed(r.tokens);
     }
     w.fixed(s.arefF);
     w.fixed(s.arefE);
@@ -83,8 +84,9 @@ export class StatePacker {
       mmaGroups: r.groups(),
       storeOpen: r.list(),
       storeGroups: r.groups(),
+      tokens: r.take(rc.tokenNames.length),
     }));
-    const namedN = m.usesNamedBarriers ? 16 : 0;
+    const namedN = m.usesNamedBarriers ? m.namedBarriers : 0;
     const arefF = r.take(m.arefSlotCount);
     const arefE = r.take(m.arefSlotCount);
     const slotValue = r.take(m.slotCount);

@@ -37,7 +37,15 @@ export interface RoleState {
   mmaGroups: AsyncGroup[];
   storeOpen: number[];
   storeGroups: AsyncGroup[];
+  /**
+   * Token variables (arrive … -> t): NO_TOKEN, or barrier × 4 + d where d (0, 1, 2 = 2 or more)
+   * is how many phases the barrier completed since the arrive (a wait.token passes at d ≥ 1).
+   */
+  tokens: number[];
 }
+
+export const NO_TOKEN = -1;
+export const tokenOf = (b: number, d: number): number => b * 4 + d;
 
 export interface BarrierState {
   valid: number;
@@ -66,7 +74,7 @@ export interface MachineState {
   /** 1 if the slot's last write was a generic-proxy store (needs fence.proxy.async before async readers) */
   slotGeneric: number[];
   barriers: BarrierState[];
-  /** named barriers 0..15: threads arrived in the current generation, and the thread count it was opened with */
+  /** named barriers (0..m.namedBarriers-1): threads arrived in the current generation, and the thread count it was opened with */
   namedCount: number[];
   namedThreads: number[];
   tma: TmaFlight[];
@@ -98,13 +106,14 @@ export function initialState(m: Machine): MachineState {
     mmaGroups: [],
     storeOpen: [],
     storeGroups: [],
+    tokens: r.tokenNames.map(() => NO_TOKEN),
   }));
   const barriers: BarrierState[] = m.barrierInit.map((count) =>
     count === undefined
       ? { valid: 0, phase: 0, pending: 0, expected: 0, tx: 0, observed: 1 }
       : { valid: 1, phase: 0, pending: count, expected: count, tx: 0, observed: 1 },
   );
-  const namedN = m.usesNamedBarriers ? 16 : 0;
+  const namedN = m.usesNamedBarriers ? m.namedBarriers : 0;
   return {
     roles,
     arefF: new Array<number>(m.arefSlotCount).fill(0),
@@ -183,6 +192,7 @@ export function cloneState(s: MachineState): MachineState {
       mmaGroups: r.mmaGroups.map(cloneGroup),
       storeOpen: r.storeOpen.slice(),
       storeGroups: r.storeGroups.map(cloneGroup),
+      tokens: r.tokens.slice(),
     })),
     arefF: s.arefF.slice(),
     arefE: s.arefE.slice(),

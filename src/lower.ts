@@ -143,6 +143,7 @@ class RoleLowering {
       case 'expect_tx':
       case 'complete_tx':
       case 'wait':
+      case 'wait.token':
       case 'inval':
       case 'bulk.commit':
       case 'bulk.wait':

@@ -37,15 +37,21 @@ export type ArefOp =
   | { readonly kind: 'get'; readonly target: Ref; readonly expect?: Expr }
   | { readonly kind: 'consumed'; readonly target: Ref };
 
-/** mbarrier family (PTX, level 2). `count` in arrive defaults to 1 in the text form. */
+/**
+ * mbarrier family (PTX, level 2). `count` in arrive defaults to 1 in the text form. `token`: the
+ * arrive returns the barrier's state (libcu++ `cuda::barrier::arrive()`), kept in a role-local
+ * token variable of that name; `wait.token` waits for the phase that token names to complete.
+ */
 export type MbarrierOp =
   | { readonly kind: 'init'; readonly target: Ref; readonly count: Expr }
-  | { readonly kind: 'arrive'; readonly target: Ref; readonly count: Expr }
-  | { readonly kind: 'arrive.expect_tx'; readonly target: Ref; readonly bytes: Expr }
+  | { readonly kind: 'arrive'; readonly target: Ref; readonly count: Expr; readonly token?: string }
+  | { readonly kind: 'arrive.expect_tx'; readonly target: Ref; readonly bytes: Expr; readonly token?: string }
   | { readonly kind: 'expect_tx'; readonly target: Ref; readonly bytes: Expr }
   | { readonly kind: 'complete_tx'; readonly target: Ref; readonly bytes: Expr }
   /** try_wait.parity in a spin loop: blocks until (phase & 1) != parity. */
   | { readonly kind: 'wait'; readonly target: Ref; readonly parity: Expr }
+  /** try_wait with a state token in a spin loop: blocks until the phase the token names has completed. */
+  | { readonly kind: 'wait.token'; readonly target: Ref; readonly token: string }
   | { readonly kind: 'inval'; readonly target: Ref };
 
 /** Asynchronous units: TMA (bulk copies) and wgmma. */
@@ -71,12 +77,19 @@ export type OtherOp =
   | { readonly kind: 'write'; readonly target: Ref; readonly value?: Expr };
 
 export type Op = ArefOp | MbarrierOp | AsyncOp | OtherOp;
+
+/** The token variable an op sets (arrive … -> t) or waits on (wait …, token t). */
+export function opToken(op: Op): string | undefined {
+  if (op.kind === 'wait.token') return op.token;
+  if (op.kind === 'arrive' || op.kind === 'arrive.expect_tx') return op.token;
+  return undefined;
+}
 export type OpKind = Op['kind'];
 
 export const OP_FAMILY = {
   put: 'aref', get: 'aref', consumed: 'aref',
   init: 'mbarrier', arrive: 'mbarrier', 'arrive.expect_tx': 'mbarrier', expect_tx: 'mbarrier',
-  complete_tx: 'mbarrier', wait: 'mbarrier', inval: 'mbarrier',
+  complete_tx: 'mbarrier', wait: 'mbarrier', 'wait.token': 'mbarrier', inval: 'mbarrier',
   'tma.load': 'async', 'tma.store': 'async', 'bulk.commit': 'async', 'bulk.wait': 'async',
   'wgmma.issue': 'async', 'wgmma.commit': 'async', 'wgmma.wait': 'async',
   'bar.sync': 'named', 'bar.arrive': 'named', 'fence.proxy.async': 'fence', read: 'plain', write: 'plain',
@@ -119,6 +132,11 @@ export interface Program {
   readonly params: readonly Param[];
   readonly resources: readonly Resource[];
   readonly roles: readonly Role[];
+  /**
+   * Named barrier ids 0..N-1 (default 16, one CTA's). A program of a cluster of C CTAs (lifted
+   * PTX) numbers CTA c's barriers 16c.. and uses 16C for the cluster barrier.
+   */
+  readonly namedBarriers?: number;
   /** Where the program came from (file name), for messages. */
   readonly source?: string;
 }

@@ -7,7 +7,7 @@ import { readJson, type JsonNode } from './json-reader.ts';
 import { recordFieldLoc, recordLoc } from './positions.ts';
 import { MAX_INT } from './syntax.ts';
 
-type FieldType = 'ref' | 'expr' | 'expr?' | 'bool';
+type FieldType = 'ref' | 'expr' | 'expr?' | 'bool' | 'name' | 'name?';
 
 /** The operands of each operation kind, in the order the IR and the JSON form list them. */
 export const OP_FIELDS = {
@@ -15,11 +15,12 @@ export const OP_FIELDS = {
   get: { target: 'ref', expect: 'expr?' },
   consumed: { target: 'ref' },
   init: { target: 'ref', count: 'expr' },
-  arrive: { target: 'ref', count: 'expr' },
-  'arrive.expect_tx': { target: 'ref', bytes: 'expr' },
+  arrive: { target: 'ref', count: 'expr', token: 'name?' },
+  'arrive.expect_tx': { target: 'ref', bytes: 'expr', token: 'name?' },
   expect_tx: { target: 'ref', bytes: 'expr' },
   complete_tx: { target: 'ref', bytes: 'expr' },
   wait: { target: 'ref', parity: 'expr' },
+  'wait.token': { target: 'ref', token: 'name' },
   inval: { target: 'ref' },
   'tma.load': { target: 'ref', barrier: 'ref', bytes: 'expr', value: 'expr?' },
   'tma.store': { target: 'ref' },
@@ -166,6 +167,9 @@ function readOp(node: JsonNode): Op {
     if (type === 'expr?') {
       const v = f.optional(field);
       if (v !== undefined) op[field] = readExpr(v);
+    } else if (type === 'name' || type === 'name?') {
+      const v = type === 'name' ? f.required(field) : f.optional(field);
+      if (v !== undefined) op[field] = str(v, `the ${field} of ${kind} (a token variable name)`);
     } else {
       const v = f.required(field);
       op[field] = type === 'ref' ? readRef(v, `the ${field} of ${kind} (an object with "name" and "index")`) : type === 'bool' ? bool(v, `"${field}"`) : readExpr(v);
@@ -242,6 +246,8 @@ export function programFromJson(text: string, file: string): Program {
     roles: list(f.required('roles'), 'the roles', readRole),
     source: file,
   };
+  const named = f.optional('namedBarriers');
+  if (named !== undefined) (program as { namedBarriers?: number }).namedBarriers = int(named, 'the number of named barriers');
   f.optional('source'); // written by JSON.stringify of an IR value; the file name wins
   f.done();
   return program;

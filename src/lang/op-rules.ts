@@ -34,7 +34,7 @@ export function refRules(op: Op): RefRule[] {
   switch (op.kind) {
     case 'put': case 'get': case 'consumed':
       return target(['aref']);
-    case 'init': case 'arrive': case 'arrive.expect_tx': case 'expect_tx': case 'complete_tx': case 'wait': case 'inval':
+    case 'init': case 'arrive': case 'arrive.expect_tx': case 'expect_tx': case 'complete_tx': case 'wait': case 'wait.token': case 'inval':
       return target(['mbarrier']);
     case 'tma.load':
       return [...target(['buffer']), { ref: op.barrier, kinds: ['mbarrier'], role: 'the barrier of tma.load' }];
@@ -50,8 +50,8 @@ export function refRules(op: Op): RefRule[] {
 
 const range = (expr: Expr, what: string, min: number, max: number): ValueRule => ({ expr, what, min, max, allowed: `in ${min}..${max}` });
 
-/** Value rules of an op whose refs already resolved (`lookup` never fails here). */
-export function valueRules(op: Op, lookup: (name: string) => Resource): ValueRule[] {
+/** Value rules of an op whose refs already resolved (`lookup` never fails here); `named`: the program's named barrier count. */
+export function valueRules(op: Op, lookup: (name: string) => Resource, named = NAMED_BARRIERS): ValueRule[] {
   const rules: ValueRule[] = refRules(op).map(({ ref }) => {
     const size = resourceSize(lookup(ref.name));
     return { expr: ref.index, what: `the index of ${ref.name}`, min: 0, max: size - 1, allowed: `in 0..${size - 1} (${ref.name} has ${size} element${size === 1 ? '' : 's'})` };
@@ -76,8 +76,12 @@ export function valueRules(op: Op, lookup: (name: string) => Resource): ValueRul
       rules.push({ expr: op.pending, what: `the group count of ${op.kind}`, min: 0, max: Infinity, allowed: 'at least 0' });
       break;
     case 'bar.sync': case 'bar.arrive':
-      rules.push(range(op.id, `the barrier id of ${op.kind}`, 0, NAMED_BARRIERS - 1));
-      rules.push({ expr: op.threads, what: `the thread count of ${op.kind}`, min: 32, max: MAX_CTA_THREADS, multipleOf: 32, allowed: `a multiple of 32 in 32..${MAX_CTA_THREADS}` });
+      {
+        rules.push(range(op.id, `the barrier id of ${op.kind}`, 0, named - 1));
+        // a cluster's barrier counts the threads of every CTA
+        const max = MAX_CTA_THREADS * Math.max(1, Math.ceil(named / NAMED_BARRIERS));
+        rules.push({ expr: op.threads, what: `the thread count of ${op.kind}`, min: 32, max, multipleOf: 32, allowed: `a multiple of 32 in 32..${max}` });
+      }
       break;
     default:
       break;

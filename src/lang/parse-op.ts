@@ -54,10 +54,17 @@ export function parseOp(ts: TokenStream): Op {
     case 'arrive': {
       const target = ref();
       const count = ts.accept(',') ? parseExpr(ts) : ({ kind: 'num', value: 1 } as const);
-      op = { kind: 'arrive', target, count };
+      const token = tokenDest(ts);
+      op = token === undefined ? { kind: 'arrive', target, count } : { kind: 'arrive', target, count, token };
       break;
     }
-    case 'arrive.expect_tx':
+    case 'arrive.expect_tx': {
+      const target = ref();
+      const bytes = comma('the byte count');
+      const token = tokenDest(ts);
+      op = token === undefined ? { kind: name, target, bytes } : { kind: name, target, bytes, token };
+      break;
+    }
     case 'expect_tx':
     case 'complete_tx': {
       const target = ref();
@@ -66,7 +73,9 @@ export function parseOp(ts: TokenStream): Op {
     }
     case 'wait': {
       const target = ref();
-      op = { kind: 'wait', target, parity: comma('the phase parity (0 or 1)') };
+      ts.expect(',', "',' and then the phase parity (0 or 1) or 'token NAME'");
+      if (ts.accept('token')) op = { kind: 'wait.token', target, token: tokenName(ts) };
+      else op = { kind: 'wait', target, parity: parseExpr(ts) };
       break;
     }
     case 'inval':
@@ -127,6 +136,18 @@ export function parseOp(ts: TokenStream): Op {
   }
   recordLoc(op, kw.loc);
   return op;
+}
+
+/** `-> NAME` after an arrive: the token variable its state goes to. */
+function tokenDest(ts: TokenStream): string | undefined {
+  return ts.accept('->') ? tokenName(ts) : undefined;
+}
+
+function tokenName(ts: TokenStream): string {
+  const t = ts.peek();
+  if (t.kind !== 'name' || RESERVED.has(t.text) || t.text.includes('.')) throw ts.error('a token variable name');
+  ts.next();
+  return t.text;
 }
 
 function parseRef(ts: TokenStream, what: string): Ref {

@@ -17,6 +17,7 @@ export function parseAref(text: string, file: string): Program {
   const params: Param[] = [];
   const resources: Resource[] = [];
   const roles: Role[] = [];
+  let namedBarriers: { value: number } | undefined;
   for (;;) {
     const t = ts.peek();
     if (t.kind === 'eof') break;
@@ -26,6 +27,7 @@ export function parseAref(text: string, file: string): Program {
     }
     if (t.kind === 'indent') throw new InputError('unexpected indentation: declarations and roles start at column 1', t.loc);
     if (t.kind === 'name' && t.text === 'param') params.push(parseParam(ts));
+    else if (t.kind === 'name' && t.text === 'named') namedBarriers = parseNamedBarriers(ts, namedBarriers);
     else if (t.kind === 'name' && t.text === 'role') roles.push(parseRole(ts));
     else if (t.kind === 'name' && (t.text === 'aref' || t.text === 'mbarrier' || t.text === 'buffer')) resources.push(parseResource(ts));
     else if (t.kind === 'name' && isOpKeyword(t.text)) throw new InputError(`operation '${t.text}' outside a role: put it in the body of a role`, t.loc);
@@ -34,7 +36,17 @@ export function parseAref(text: string, file: string): Program {
       throw ts.error(`a declaration (param, aref, mbarrier, buffer) or a role${hint}`);
     }
   }
-  return { params, resources, roles, source: file };
+  return { params, resources, roles, source: file, ...(namedBarriers === undefined ? {} : { namedBarriers: namedBarriers.value }) };
+}
+
+/** `named barriers N`: the program's named barrier ids are 0..N-1 (a cluster's CTAs each have 16). */
+function parseNamedBarriers(ts: TokenStream, seen: { value: number } | undefined): { value: number } {
+  const kw = ts.next();
+  if (seen) throw new InputError("'named barriers' is declared twice", kw.loc);
+  ts.expect('barriers', "'barriers' after 'named'");
+  const n = parseIntLiteral(ts, 'the number of named barriers');
+  endOfLine(ts, 'the named barrier count');
+  return { value: n.value };
 }
 
 function parseName(ts: TokenStream, what: string): Token {

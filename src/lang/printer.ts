@@ -64,13 +64,15 @@ export function printOp(op: Op): string {
     case 'init': return `init ${ref(op.target)}, ${printExpr(op.count)}`;
     case 'arrive': {
       const one = op.count.kind === 'num' && op.count.value === 1;
-      return `arrive ${ref(op.target)}${one ? '' : `, ${printExpr(op.count)}`}`;
+      return `arrive ${ref(op.target)}${one ? '' : `, ${printExpr(op.count)}`}${op.token === undefined ? '' : ` -> ${op.token}`}`;
     }
     case 'arrive.expect_tx':
+      return `${op.kind} ${ref(op.target)}, ${printExpr(op.bytes)}${op.token === undefined ? '' : ` -> ${op.token}`}`;
     case 'expect_tx':
     case 'complete_tx':
       return `${op.kind} ${ref(op.target)}, ${printExpr(op.bytes)}`;
     case 'wait': return `wait ${ref(op.target)}, ${printExpr(op.parity)}`;
+    case 'wait.token': return `wait ${ref(op.target)}, token ${op.token}`;
     case 'inval': return `inval ${ref(op.target)}`;
     case 'tma.load': return `tma.load ${ref(op.target)} -> ${ref(op.barrier)}, ${printExpr(op.bytes)}${opt('value', op.value)}`;
     case 'tma.store': return `tma.store ${ref(op.target)}`;
@@ -135,6 +137,7 @@ function printRole(role: Role, out: string[]): void {
 export function printProgram(p: Program): string {
   const sections: string[][] = [];
   if (p.params.length > 0) sections.push(p.params.map((x) => `param ${x.name} = ${x.value}`));
+  if (p.namedBarriers !== undefined) sections.push([`named barriers ${p.namedBarriers}`]);
   if (p.resources.length > 0) sections.push(p.resources.map(printResource));
   for (const role of p.roles) {
     const out: string[] = [];

@@ -6,7 +6,7 @@ export const IDENT_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Words with a fixed meaning in .aref text; they cannot name anything. */
 export const RESERVED = new Set([
   'param', 'aref', 'mbarrier', 'buffer', 'role', 'warps', 'bytes', 'count',
-  'for', 'in', 'if', 'elif', 'else', 'pass', 'expect', 'value',
+  'for', 'in', 'if', 'elif', 'else', 'pass', 'expect', 'value', 'token', 'named',
 ]);
 
 /** Largest magnitude of any number in a program: numbers must fit a signed 32-bit register. */

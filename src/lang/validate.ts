@@ -7,7 +7,7 @@ import { applyBin, applyUn, evalExpr } from '../ir/expr.ts';
 import type { Expr, Loc, Op, Param, Program, Resource, Role, Stmt } from '../ir/program.ts';
 import { resourceSize } from '../ir/program.ts';
 import { evalInterval, type Interval } from './intervals.ts';
-import { MBARRIER_MAX, opExprs, refRules, valueRules, type ValueRule } from './op-rules.ts';
+import { MBARRIER_MAX, NAMED_BARRIERS, opExprs, refRules, valueRules, type ValueRule } from './op-rules.ts';
 import { fieldLocOf, locOf } from './positions.ts';
 import { printExpr } from './printer.ts';
 import { article, IDENT_RE, isSafeInt, MAX_INT, RESERVED, suggest } from './syntax.ts';
@@ -28,7 +28,11 @@ export function validateProgram(p: Program, overrides?: ReadonlyMap<string, numb
   const declared = checkDeclarations(program, fileLoc);
   for (const role of program.roles) checkNames(role, declared);
   const params = new Map(program.params.map((x) => [x.name, x.value]));
-  for (const role of program.roles) checkValues(role, params, declared.resources);
+  const named = program.namedBarriers ?? NAMED_BARRIERS;
+  if (!Number.isInteger(named) || named < 1 || named > NAMED_BARRIERS * 17) {
+    throw new InputError(`the number of named barriers must be in 1..${NAMED_BARRIERS * 17} (16 per CTA of a cluster of up to 16, and the cluster barrier), found ${named}`, fileLoc);
+  }
+  for (const role of program.roles) checkValues(role, params, declared.resources, named);
   return program;
 }
 
@@ -166,6 +170,35 @@ function checkNames(role: Role, d: Declared): void {
     }
   };
   walk(role.body, new Map());
+  checkTokens(role);
+}
+
+/** Token variables: valid names, and every wait.token waits on a token some arrive of the same role sets. */
+function checkTokens(role: Role): void {
+  const set = new Set<string>();
+  const waits: { token: string; loc: Loc | undefined }[] = [];
+  const visit = (stmts: readonly Stmt[]): void => {
+    for (const s of stmts) {
+      if (s.kind === 'op') {
+        const op = s.op;
+        if ((op.kind === 'arrive' || op.kind === 'arrive.expect_tx') && op.token !== undefined) {
+          checkIdentifier(op.token, 'a token variable name', s.loc);
+          set.add(op.token);
+        } else if (op.kind === 'wait.token') {
+          checkIdentifier(op.token, 'a token variable name', s.loc);
+          waits.push({ token: op.token, loc: s.loc });
+        }
+      } else if (s.kind === 'for') visit(s.body);
+      else {
+        visit(s.then);
+        visit(s.else);
+      }
+    }
+  };
+  visit(role.body);
+  for (const w of waits) {
+    if (!set.has(w.token)) throw new InputError(`wait on token ${w.token}, which no arrive of role ${role.name} sets (write 'arrive … -> ${w.token}')`, w.loc);
+  }
 }
 
 // ---- operand values over the iteration space ----------------------------------------------
@@ -175,21 +208,21 @@ class BudgetExceeded extends Error {}
 /** `it is` for a literal (the value says it all), `<expr> is` otherwise. */
 const subject = (e: Expr): string => (e.kind === 'num' ? 'it is' : `${printExpr(e)} is`);
 
-function checkValues(role: Role, params: ReadonlyMap<string, number>, resources: ReadonlyMap<string, Resource>): void {
+function checkValues(role: Role, params: ReadonlyMap<string, number>, resources: ReadonlyMap<string, Resource>, named: number): void {
   const lookup = (name: string): Resource => {
     const r = resources.get(name);
     if (!r) throw new Error(`unresolved resource ${name}`); // checkNames ran first
     return r;
   };
   try {
-    enumerate(role, params, lookup);
+    enumerate(role, params, lookup, named);
   } catch (err) {
     if (!(err instanceof BudgetExceeded)) throw err;
-    intervals(role, params, lookup);
+    intervals(role, params, lookup, named);
   }
 }
 
-function enumerate(role: Role, params: ReadonlyMap<string, number>, lookup: (name: string) => Resource): void {
+function enumerate(role: Role, params: ReadonlyMap<string, number>, lookup: (name: string) => Resource, named: number): void {
   const env = new Map(params);
   const loopVars: string[] = [];
   let visits = 0;
@@ -206,7 +239,7 @@ function enumerate(role: Role, params: ReadonlyMap<string, number>, lookup: (nam
     for (const s of stmts) {
       if (++visits > ENUMERATION_BUDGET) throw new BudgetExceeded();
       if (s.kind === 'op') {
-        for (const rule of valueRules(s.op, lookup)) check(rule, s.loc);
+        for (const rule of valueRules(s.op, lookup, named)) check(rule, s.loc);
         for (const e of opExprs(s.op)) value(e, s.loc);
       } else if (s.kind === 'if') {
         walk(value(s.cond, s.loc) !== 0 ? s.then : s.else);
@@ -251,14 +284,14 @@ function evalChecked(e: Expr, env: ReadonlyMap<string, number>, fail: (message: 
 }
 
 /** Report only values that are outside the allowed range at every point, at an op that certainly runs. */
-function intervals(role: Role, params: ReadonlyMap<string, number>, lookup: (name: string) => Resource): void {
+function intervals(role: Role, params: ReadonlyMap<string, number>, lookup: (name: string) => Resource, named: number): void {
   const env = new Map<string, Interval>([...params].map(([k, v]) => [k, { lo: v, hi: v }]));
   const show = (iv: Interval): string => (iv.lo === iv.hi ? `is ${iv.lo}` : `takes values in ${iv.lo}..${iv.hi}`);
   const walk = (stmts: readonly Stmt[], certain: boolean): void => {
     for (const s of stmts) {
       if (s.kind === 'op') {
         if (!certain) continue;
-        for (const rule of valueRules(s.op, lookup)) {
+        for (const rule of valueRules(s.op, lookup, named)) {
           const iv = evalInterval(rule.expr, env);
           const outside = iv.hi < rule.min || iv.lo > rule.max || (rule.multipleOf !== undefined && iv.lo === iv.hi && iv.lo % rule.multipleOf !== 0);
           if (outside) throw new InputError(`${rule.what} must be ${rule.allowed}, but ${rule.expr.kind === 'num' ? 'it' : printExpr(rule.expr)} ${show(iv)}`, locOf(rule.expr) ?? s.loc);

@@ -115,6 +115,8 @@ export function emitSyncOp(r: RoleCtx, op: Op, scope: Scope, loc: Loc | undefine
       b.ins(`${elect} mbarrier.init.shared::cta.b64 ${addr}, ${val(op.count)}`);
       return true;
     }
+    case 'wait.token':
+      throw new InputError(`role ${r.placed.role.name}: the emitter writes parity waits only, not a wait on token ${op.token}`, loc);
     case 'inval': {
       const addr = barrierAddress(r, op.target, scope, loc);
       b.ins(`${elect} mbarrier.inval.shared::cta.b64 ${addr}`);
