@@ -9,6 +9,7 @@ const n = (e: { kind: string; value?: number }): string => (e.kind === 'num' ? S
 export function opText(op: Op): string {
   switch (op.kind) {
     case 'wait': return `wait ${ix(op.target)} ${n(op.parity)}`;
+    case 'wait.token': return 'wait.token';
     case 'arrive': return `arrive ${ix(op.target)} ${n(op.count)}`;
     case 'arrive.expect_tx':
     case 'expect_tx':

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/diag.ts';
 import type { Program } from '../../src/ir/program.ts';
 import { parsePtx } from '../../src/ptx/parse/parser.ts';
-import { liftKernel, liftPtxFile, traceKernel, type LiftOptions } from '../../src/ptx/lift/index.ts';
+import { liftKernel, liftKernelWithFacts, liftPtxFile, traceKernel, type LiftOptions } from '../../src/ptx/lift/index.ts';
 import { UnsupportedError } from '../../src/ptx/lift/errors.ts';
 import { roleText } from './helpers.ts';
 
@@ -91,22 +91,30 @@ describe('lanes and divergence', () => {
 });
 
 describe('values, memory and calls', () => {
-  it('unrolls a loop bounded by a param given by name or by position', () => {
-    const body = `${INIT}\tld.param.u32 %r9, [k_K];\n\tmov.u32 %r10, 0;\n$L_loop:\n\tsetp.ge.s32 %p7, %r10, %r9;\n\t@%p7 bra $L_done;\n\tand.b32 %r11, %r10, 1;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p8, [bar], %r11;\n\tadd.s32 %r10, %r10, 1;\n\tbra.uni $L_loop;\n$L_done:`;
+  it('unrolls a loop bounded by a param given by name or by position; an open param is a launch value with its default', () => {
+    const body = `${INIT}\tld.param.u32 %r9, [k_K];\n\tmov.u32 %r10, 0;\n$L_loop:\n\tsetp.ge.s32 %p7, %r10, %r9;\n\t@%p7 bra $L_done;\n\tand.b32 %r11, %r10, 1;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p8, [bar], %r11;\n\tadd.s32 %r10, %r10, 1;\n\tbra.uni $L_loop;\n$L_done:`;
     const spec = { body, params: '.param .u32 k_K' };
-    expect(roleText(lift(spec, { params: new Map([['k_K', 3]]) }), 0)).toEqual(['wait bar[0] 0', 'wait bar[0] 1', 'wait bar[0] 0']);
-    expect(roleText(lift(spec, { params: new Map([['0', 2]]) }), 0)).toEqual(['wait bar[0] 0', 'wait bar[0] 1']);
-    expect(liftError(spec).message).toBe(`unsupported: branch on loaded data at line ${lineOf(spec, '@%p7 bra')}: the condition depends on param k_K, which was not given (use --param k_K=…)`);
-    expect(liftError(spec, { params: new Map([['K', 3]]) }).message).toMatch(/^kernel k has no parameter 'K' \(parameters: k_K\)$/);
+    const round = (k: number): string[] => ['arrive bar[0] 1', `wait bar[0] ${k & 1}`];
+    expect(roleText(lift(spec, { params: new Map([['k_K', 3]]) }), 0)).toEqual([...round(0), ...round(1), ...round(2)]);
+    expect(roleText(lift(spec, { params: new Map([['0', 2]]) }), 0)).toEqual([...round(0), ...round(1)]);
+    // not given: the loop bound is a launch value, lifted at its default (1) and reported as such
+    const open = liftKernelWithFacts(parsePtx(ptx(spec), 'k.ptx'));
+    expect(roleText(open.program, 0)).toEqual(round(0));
+    expect(open.facts.launch).toContainEqual({ v: { key: 'k_K', kind: 'int', bytes: 4, param: 'k_K' }, value: '1', given: false });
+    expect(liftError(spec, { params: new Map([['K', 3]]) }).message).toMatch(/^kernel k has no parameter 'K' \(parameters: 0: k_K\)$/);
   });
 
-  it('refuses a branch on data loaded from global memory, naming both lines', () => {
-    const body = `\tld.param.u64 %rd1, [k_p];\n\tld.global.u32 %r2, [%rd1+4];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n$L_x:`;
+  it('runs both sides of a branch on data loaded from global memory; refuses it, naming both lines, when they synchronize differently', () => {
+    const same = `${INIT}\tld.param.u64 %rd1, [k_p];\n\tld.global.u32 %r2, [%rd1+4];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n\tadd.s32 %r5, %r5, 1;\n$L_x:\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];`;
+    expect(roleText(lift({ body: same, params: '.param .u64 k_p' }), 0)).toEqual(['arrive bar[0] 1']);
+    const body = `${INIT}\tld.param.u64 %rd1, [k_p];\n\tld.global.u32 %r2, [%rd1+4];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n$L_x:`;
     const spec = { body, params: '.param .u64 k_p' };
     const e = liftError(spec);
     expect(e).toBeInstanceOf(UnsupportedError);
     const at = lineOf(spec, '@%p2 bra');
-    expect(e.format()).toBe(`k.ptx:${at}:2: error: unsupported: branch on loaded data at line ${at}: the condition depends on data loaded at line ${lineOf(spec, 'ld.global')}`);
+    expect(e.format()).toBe(
+      `k.ptx:${at}:2: error: unsupported: branch on data at line ${at} (the condition depends on data loaded at line ${lineOf(spec, 'ld.global')}): its sides synchronize differently (nothing / arrive (line ${lineOf(spec, 'mbarrier.arrive')}))`,
+    );
   });
 
   it('keeps pointer arithmetic on unknown params symbolic (value tags of bulk copies)', () => {
@@ -127,10 +135,14 @@ describe('values, memory and calls', () => {
     expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[1] 32', 'wait bar[1] 0']);
   });
 
-  it('maps a cluster address of rank 0 to this CTA (mapa), and refuses other ranks', () => {
+  it('maps a cluster address of rank 0 to this CTA (mapa); another rank is another CTA of the cluster', () => {
     const body = `${INIT}\tmov.u32 %r2, bar;\n\tmapa.shared::cluster.u32 %r3, %r2, 0;\n\tmbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];`;
     expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 32']);
-    expect(liftError({ body: body.replace('%r2, 0;', '%r2, 1;') }).message).toMatch(/depends on an address in another CTA of the cluster/);
+    // rank 1: the kernel needs a cluster of two; without a declared shape the lifter widens it
+    const two = lift({ body: body.replace('%r2, 0;', '%r2, 1;') });
+    expect(two.roles.map((r) => r.name)).toEqual(['warp0_cta0', 'warp0_cta1']);
+    expect(roleText(two, 'warp0_cta0')).toEqual(['arrive bar_c1[0] 32']);
+    expect(roleText(two, 'warp0_cta1')).toEqual(['arrive bar_c1[0] 32']);
   });
 
   it('follows .func calls with .param arguments and return values', () => {
@@ -143,9 +155,9 @@ describe('values, memory and calls', () => {
   });
 
   it('treats unknown instructions as opaque: results unknown, no crash; a branch on them names the opcode', () => {
-    const body = `${INIT}\tfrobnicate.sync.b32 %r2, %r1, 7;\n\tmbarrier.arrive.shared::cta.b64 _, [bar];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n$L_x:`;
-    expect(liftError({ body }).message).toBe(
-      `unsupported: branch on loaded data at line ${lineOf({ body }, '@%p2 bra')}: the condition depends on the result of 'frobnicate.sync.b32' at line ${lineOf({ body }, 'frobnicate')}`,
+    const body = `${INIT}\tfrobnicate.sync.b32 %r2, %r1, 7;\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n\tmbarrier.arrive.shared::cta.b64 _, [bar];\n$L_x:`;
+    expect(liftError({ body }).message).toMatch(
+      new RegExp(`^unsupported: branch on data at line ${lineOf({ body }, '@%p2 bra')} \\(the condition depends on the result of 'frobnicate\\.sync\\.b32' at line ${lineOf({ body }, 'frobnicate')}\\)`),
     );
     expect(roleText(lift({ body: `${INIT}\tfrobnicate.sync.b32 %r2, %r1, 7;\n\tmbarrier.arrive.shared::cta.b64 _, [bar];` }), 0)).toEqual(['arrive bar[0] 32']);
   });
@@ -155,16 +167,25 @@ describe('values, memory and calls', () => {
     // buf: 2048 bytes; the descriptors address 1024 and 1056 of it
     const p = lift({ body });
     expect(roleText(p, 0)).toEqual(['wgmma.issue buf[0]', 'wgmma.commit', 'wgmma.wait 0']);
-    expect(p.resources.find((r) => r.kind === 'buffer')).toEqual({ kind: 'buffer', name: 'buf', slots: 1, bytes: 2048 });
+    // what the two descriptors read (128B swizzle, 8-row groups 1024 bytes apart), up to the end of buf
+    expect(p.resources.find((r) => r.kind === 'buffer')).toEqual({ kind: 'buffer', name: 'buf', slots: 1, bytes: 1024 });
   });
 });
 
 describe('refusals and limits', () => {
-  it('refuses try_wait on a phase token (only .parity is modelled)', () => {
-    const body = `${INIT}\tmbarrier.arrive.shared::cta.b64 %rd1, [bar];\n\tmbarrier.try_wait.shared::cta.b64 %p2, [bar], %rd1;`;
-    expect(liftError({ body }).message).toBe(
-      `unsupported: 'mbarrier.try_wait.shared::cta.b64' at line ${lineOf({ body }, 'try_wait')} waits on a phase token; only the .parity form is modelled`,
-    );
+  it('models try_wait on a state token: the arrive names its phase, the wait waits for it', () => {
+    const body = `${INIT}\tmbarrier.arrive.shared::cta.b64 %rd1, [bar+16];\n\tmbarrier.try_wait.shared::cta.b64 %p2, [bar+16], %rd1;`;
+    // 32 arrivals on a count-1 barrier: the lifter records them; the checker finds the overflow
+    const one = `${INIT}\t@%p1 mbarrier.arrive.shared::cta.b64 %rd1, [bar+16];\n\t@%p1 mbarrier.try_wait.shared::cta.b64 %p2, [bar+16], %rd1;`;
+    expect(roleText(lift({ body: one }), 0)).toEqual(['arrive bar[2] 1', 'wait.token']);
+    const p = lift({ body: one });
+    const ops = p.roles[0]?.body.flatMap((x) => (x.kind === 'op' ? [x.op] : [])) ?? [];
+    expect(ops[0]).toMatchObject({ kind: 'arrive', token: 't0' });
+    expect(ops[1]).toMatchObject({ kind: 'wait.token', token: 't0' });
+    expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[2] 32', 'wait.token']);
+    // lanes that wait on a token no arrive of theirs wrote: the register is undefined on hardware
+    const unset = one.replace('@%p1 mbarrier.try_wait', 'mbarrier.try_wait');
+    expect(liftError({ body: unset }).message).toMatch(/waits on a state token that does not come from an arrive/);
   });
 
   it('refuses a barrier address that depends on loaded data', () => {
@@ -174,11 +195,11 @@ describe('refusals and limits', () => {
 
   it('refuses tcgen05 and arrive_drop', () => {
     expect(liftError({ body: '\ttcgen05.fence::after_thread_sync;' }).message).toMatch(/^unsupported: 'tcgen05\.fence::after_thread_sync' at line 14 \(Blackwell/);
-    expect(liftError({ body: '\tmbarrier.arrive_drop.shared::cta.b64 _, [bar];' }).message).toMatch(/arrive_drop changes the expected count/);
+    expect(liftError({ body: '\tmbarrier.arrive_drop.shared::cta.b64 _, [bar];' }).message).toMatch(/arrive_drop lowers the expected count/);
   });
 
   it('reports a trap the kernel reaches', () => {
-    expect(liftError({ body: '\ttrap;' }).format()).toBe('k.ptx:14:2: error: unsupported: the kernel executes trap at line 14 with these parameters (it would abort)');
+    expect(liftError({ body: '\ttrap;' }).format()).toBe('k.ptx:14:2: error: unsupported: the kernel executes trap at line 14 with these launch values (it would abort)');
   });
 
   it('stops an endless loop at the instruction budget', () => {
@@ -200,7 +221,7 @@ describe('refusals and limits', () => {
 
   it('picks kernels: liftKernel needs a name when there are several, liftPtxFile lifts all', () => {
     const two = `${ptx({ body: '' })}\n.visible .entry k2()\n.reqntid 32\n{\n\tret;\n}\n`;
-    expect(() => liftKernel(parsePtx(two, 'two.ptx'))).toThrow(/has 2 kernels \(k, k2\); name one with --kernel/);
+    expect(() => liftKernel(parsePtx(two, 'two.ptx'))).toThrow(/has 2 kernels; name one with --kernel:\n {2}k\n {2}k2$/);
     expect(liftPtxFile(two, 'two.ptx').map((k) => k.kernel)).toEqual(['k', 'k2']);
     expect(liftPtxFile(two, 'two.ptx', { kernel: 'k2' }).map((k) => k.kernel)).toEqual(['k2']);
     expect(() => liftPtxFile(two, 'two.ptx', { kernel: 'nope' })).toThrow(/no kernel named 'nope' in two\.ptx \(kernels: k, k2\)/);
@@ -250,23 +271,24 @@ describe('events → program', () => {
     const body = `${INIT}\tmov.u64 %rd1, 0;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 256, [bar];\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf+256], [%rd1], 256, [bar];\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf+512], [%rd1], 512, [bar+8];`;
     const p = lift({ body });
     expect(roleText(p, 0)).toEqual(['tma.load buf[0] bar[0] 512', 'tma.load buf[1] bar[1] 512']);
-    expect(p.resources).toContainEqual({ kind: 'buffer', name: 'buf', slots: 4, bytes: 512 });
+    // the slots are the pieces the kernel touches: the untouched second half of buf is not modelled
+    expect(p.resources).toContainEqual({ kind: 'buffer', name: 'buf', slots: 2, bytes: 512 });
   });
 
   it('folds warps in lockstep, summing their elected arrivals', () => {
-    const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.eq.u32 %p2, %r2, 0;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\tld.shared.u32 %r3, [buf];\n\t@%p2 mbarrier.arrive.shared::cta.b64 _, [bar+8];`;
+    const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.eq.u32 %p2, %r2, 0;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 1;\n\tld.shared.u32 %r3, [buf];\n\t@%p2 mbarrier.arrive.shared::cta.b64 _, [bar+8];`;
     const p = lift({ body, block: 128 });
     expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4]]);
-    expect(roleText(p, 0)).toEqual(['wait bar[0] 0', 'read buf[0]', 'arrive bar[1] 4']);
+    expect(roleText(p, 0)).toEqual(['wait bar[0] 1', 'read buf[0]', 'arrive bar[1] 4']);
   });
 
   it('does not fold when one warp signals after the others read with no bar.sync between (M14)', () => {
-    const body = `${INIT}\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\tld.shared.u32 %r3, [buf];\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar+8];`;
+    const body = `${INIT}\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 1;\n\tld.shared.u32 %r3, [buf];\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar+8];`;
     const split = lift({ body, block: 64 });
     expect(split.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warp1', 1]]);
     const synced = lift({ body: body.replace('\t@%p1 mbarrier.arrive', '\tbar.sync 1, 64;\n\t@%p1 mbarrier.arrive'), block: 64 });
     expect(synced.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_1', 2]]);
-    expect(roleText(synced, 0)).toEqual(['wait bar[0] 0', 'read buf[0]', 'bar.sync 1 64', 'arrive bar[1] 1']);
+    expect(roleText(synced, 0)).toEqual(['wait bar[0] 1', 'read buf[0]', 'bar.sync 1 64', 'arrive bar[1] 1']);
   });
 
   it('records one trace per warp before folding (traceKernel)', () => {

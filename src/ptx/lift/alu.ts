@@ -160,6 +160,10 @@ export function unary(op: Opcode, a: Scalar, line: number): Scalar {
 
 const CMP_SIGNED = new Set(['lt', 'le', 'gt', 'ge']);
 
+function isNonNull(x: Scalar): boolean {
+  return x instanceof SymAddr && (x.base.startsWith('ptr:') || x.base.startsWith('global:'));
+}
+
 /** setp's comparison (before any .and/.or/.xor combination). */
 export function compare(op: Opcode, a: Scalar, b: Scalar, line: number): Scalar {
   const t = opType(op);
@@ -168,6 +172,8 @@ export function compare(op: Opcode, a: Scalar, b: Scalar, line: number): Scalar 
   if ((cmp === 'eq' || cmp === 'ne') && a instanceof SymAddr && b instanceof SymAddr && a.base === b.base) {
     return (a.offset === b.offset) === (cmp === 'eq') ? 1n : 0n;
   }
+  // a pointer the launch passes and the address of a declared variable are never null
+  if ((cmp === 'eq' || cmp === 'ne') && isNonNull(a) !== isNonNull(b) && (a === 0n || b === 0n)) return cmp === 'ne' ? 1n : 0n;
   const blocked = blocker(a, b);
   if (blocked) return blocked;
   const bits = t.bits;

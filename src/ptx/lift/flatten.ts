@@ -24,6 +24,8 @@ export type Arg =
   /** The address of a variable living in the current call frame (kernel/function params, `.local`, call-site `.param`). */
   | { readonly k: 'frame'; readonly name: string; readonly offset: bigint }
   | { readonly k: 'label'; readonly ref: LabelRef }
+  /** The jump table of `brx.idx`: a `.branchtargets` list. */
+  | { readonly k: 'targets'; readonly refs: readonly LabelRef[] }
   | { readonly k: 'func'; readonly name: string }
   | { readonly k: 'vec'; readonly items: readonly Arg[] }
   | { readonly k: 'mem'; readonly base?: Arg; readonly offset: bigint; readonly coords?: readonly Arg[] }
@@ -60,6 +62,7 @@ class Scope {
   readonly regs = new Map<string, number>();
   readonly ranges = new Map<string, { base: number; count: number }>();
   readonly labels = new Map<string, LabelRef>();
+  readonly tables = new Map<string, readonly string[]>();
   readonly frameVars = new Set<string>();
   readonly vars = new Map<string, VarDecl>();
   readonly parent: Scope | undefined;
@@ -79,6 +82,13 @@ class Scope {
           if (r && n < r.count) return r.base + n;
         }
       }
+    }
+    return undefined;
+  }
+  table(name: string): readonly string[] | undefined {
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const t = s.tables.get(name);
+      if (t) return t;
     }
     return undefined;
   }
@@ -139,6 +149,17 @@ export function flattenFunction(fn: PtxFunction, module: PtxModule, layout: Smem
     if (slot !== undefined) return { k: 'reg', slot, name };
     const label = scope.label(name);
     if (label) return { k: 'label', ref: label };
+    const table = scope.table(name);
+    if (table) {
+      return {
+        k: 'targets',
+        refs: table.map((l) => {
+          const ref = scope.label(l);
+          if (!ref) throw new InputError(`unknown label '${l}' in the .branchtargets list ${name}`, loc);
+          return ref;
+        }),
+      };
+    }
     if (branch) throw new InputError(`unknown label '${name}'`, loc);
     if (scope.frameVar(name)) return { k: 'frame', name, offset };
     const v = scope.variable(name) ?? globals.get(name);
@@ -200,6 +221,8 @@ export function flattenFunction(fn: PtxFunction, module: PtxModule, layout: Smem
       } else if (s.kind === 'var') {
         if (s.space === 'param' || s.space === 'local') scope.frameVars.add(s.name);
         else scope.vars.set(s.name, s);
+      } else if (s.kind === 'targets') {
+        scope.tables.set(s.name, s.labels);
       }
     }
     for (const s of stmts) {

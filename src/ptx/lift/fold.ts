@@ -189,11 +189,12 @@ export type RoleNamer = (warps: readonly number[], lines: readonly number[]) => 
 
 const defaultNamer: RoleNamer = (warps) => roleName(warps);
 
-export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer): Role[] {
+/** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
+export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0): Role[] {
   const groups = new Map<string, { warp: number; ops: readonly WarpOp[] }[]>();
   for (const w of warps) {
     if (w.ops.length === 0) continue;
-    const key = split(w.ops).units.map(unitKey).join('\n');
+    const key = `cta ${ctaOf(w.warp)}\n${split(w.ops).units.map(unitKey).join('\n')}`;
     const g = groups.get(key) ?? [];
     g.push(w);
     groups.set(key, g);

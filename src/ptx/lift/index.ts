@@ -2,6 +2,6 @@
 // `arefcheck verify kernel.ptx` and `arefcheck lift` load liftPtxFile from here.
 export { parsePtx } from '../parse/parser.ts';
 export type { PtxModule, PtxFunction, Statement, Instruction, Operand } from '../parse/ast.ts';
-export { liftKernel, liftPtxFile, traceKernel, DEFAULT_MAX_STEPS, type LiftOptions, type KernelTrace } from './lift.ts';
+export { liftKernel, liftKernelWithFacts, liftPtxFile, traceKernel, DEFAULT_MAX_STEPS, type LiftOptions, type KernelTrace, type LiftFacts } from './lift.ts';
 export { UnsupportedError } from './errors.ts';
 export type { WarpEvent } from './events.ts';

@@ -1,52 +1,87 @@
-// PTX kernel → mbarrier-level Program: run every warp of one CTA concretely, then turn the
-// recorded synchronization into resources and roles (docs/ptx.md).
+// PTX kernel → mbarrier-level Program: run one cluster concretely with a set of launch values
+// (cluster.ts), then turn the recorded synchronization into resources and roles (docs/ptx.md).
 import { InputError } from '../../diag.ts';
 import type { Param, Program } from '../../ir/program.ts';
+import { validateProgram } from '../../lang/validate.ts';
 import type { PtxFunction, PtxModule } from '../parse/ast.ts';
 import { parsePtx } from '../parse/parser.ts';
+import { assumeLaunchTx, type AssumedTx } from './assumed-tx.ts';
+import { runCluster, type ClusterRun } from './cluster.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { foldWarps } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
+import { LaunchValues, parseDims, parseLaunchParam, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
-import { validateProgram } from '../../lang/validate.ts';
-import { CtaBudget, WarpInterp, type Launch } from './interp.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources } from './resources.ts';
 import { layoutSharedMemory, type SmemLayout } from './smem-layout.ts';
-import { sizeTensorCopies } from './tma-bytes.ts';
+import { sizeTensorCopies, type SizedMap } from './tma-bytes.ts';
 import { warpOps } from './warp-ops.ts';
 
 export interface LiftOptions {
   /** Kernel to lift; required by liftKernel when the module has several. */
   readonly kernel?: string;
-  /** Kernel parameter values, by name or by position ("0", "1", …). */
-  readonly params?: ReadonlyMap<string, number>;
+  /**
+   * Launch values: a parameter by name (`K`) or position (`2`), or a field of a by-value parameter
+   * (`params+8:u32`, `0+8:f32`); values as numbers or text (floats for float fields).
+   */
+  readonly params?: ReadonlyMap<string, number | bigint | string>;
   /** Threads per block (x); default from `.reqntid` / `.maxntid`. */
   readonly block?: number;
-  /** Which CTA to execute (%ctaid.x); default 0. */
+  /** Grid shape (%nctaid); default: one cluster. */
+  readonly grid?: readonly [number, number, number];
+  /** Cluster shape; default `.reqnctapercluster`, else one CTA (or what remote accesses need). */
+  readonly cluster?: readonly [number, number, number];
+  /** %ctaid.x of the first CTA run; default 0. */
   readonly cta?: number;
   /** Bytes of every tensor TMA copy, when the layout cannot tell (see tma-bytes.ts). */
   readonly tmaBytes?: number;
-  /** Budget of executed PTX instructions for the whole CTA; default 5,000,000. */
+  /** Bytes per tensor map (`--tma-box MAP=ROWSxCOLSxBYTES`), by the map's parameter name or `NAME+OFFSET`. */
+  readonly tmaBoxes?: ReadonlyMap<string, number>;
+  /** Budget of executed PTX instructions for the whole cluster; default 20,000,000. */
   readonly maxSteps?: number;
 }
 
-export const DEFAULT_MAX_STEPS = 5_000_000;
+export const DEFAULT_MAX_STEPS = 20_000_000;
+
+/** What the lifter assumed to build a program (reported with every verdict on it). */
+export interface LiftFacts {
+  /** every launch value the kernel read, with the value it was lifted at and where it came from */
+  readonly launch: readonly { readonly v: LaunchVar; readonly value: string; readonly given: boolean }[];
+  readonly grid: readonly [number, number, number];
+  readonly cluster: readonly [number, number, number];
+  /** sizes of tensor copies by map, and how each was found */
+  readonly tma: readonly SizedMap[];
+  /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
+  readonly assumedTx?: readonly AssumedTx[];
+  /** where the concrete run first hung, every unfinished warp waiting for another */
+  readonly stuck?: string;
+  /** mbarrier waits the run was let past after hanging, to record the rest of the kernel */
+  readonly forcedWaits?: number;
+  /** the run ended hung: the blocked waits are the last operations recorded */
+  readonly truncated?: true;
+}
 
 export interface KernelTrace {
   readonly kernel: PtxFunction;
   readonly blockThreads: number;
   readonly layout: SmemLayout;
-  /** Events per warp, in warp order. */
+  /** Events per warp, CTA by CTA, in warp order. */
   readonly warps: readonly (readonly WarpEvent[])[];
+  /** the CTA (rank in the cluster) of each warp */
+  readonly ctaOf: readonly number[];
+  readonly run: ClusterRun;
+  readonly launch: LaunchValues;
+  readonly grid: readonly [number, number, number];
+  readonly cluster: readonly [number, number, number];
 }
 
 function kernelsOf(module: PtxModule): PtxFunction[] {
   return module.functions.filter((f) => f.kind === 'entry' && f.body !== undefined);
 }
 
-function pickKernel(module: PtxModule, name: string | undefined): PtxFunction {
+export function pickKernel(module: PtxModule, name: string | undefined): PtxFunction {
   const kernels = kernelsOf(module);
   if (name !== undefined) {
     const k = kernels.find((f) => f.name === name);
@@ -55,60 +90,113 @@ function pickKernel(module: PtxModule, name: string | undefined): PtxFunction {
   }
   const only = kernels[0];
   if (kernels.length !== 1 || !only) {
-    throw new InputError(`${module.file} has ${kernels.length} kernels (${kernels.map((f) => f.name).join(', ') || 'none'}); name one with --kernel`);
+    throw new InputError(`${module.file} has ${kernels.length} kernels; name one with --kernel:\n${kernels.map((f) => `  ${f.name}`).join('\n') || '  (none)'}`);
   }
   return only;
 }
 
-function launchShape(kernel: PtxFunction, options: LiftOptions): Launch {
+function blockShape(kernel: PtxFunction, options: LiftOptions): [number, number, number] {
   const dims = options.block !== undefined ? [options.block] : (kernel.perf.reqntid ?? kernel.perf.maxntid);
-  if (!dims || dims.length === 0) {
-    throw new InputError(`kernel ${kernel.name} has no .reqntid or .maxntid; give the block size with --block N`, kernel.loc);
-  }
+  if (!dims || dims.length === 0) throw new InputError(`kernel ${kernel.name} has no .reqntid or .maxntid; give the block size with --block N`, kernel.loc);
   const [x = 1, y = 1, z = 1] = dims;
   if (![x, y, z].every((d) => Number.isInteger(d) && d >= 1) || x * y * z > 1024) {
     throw new InputError(`kernel ${kernel.name}: block size ${x}×${y}×${z} is not a valid CTA shape (1 to 1024 threads)`, kernel.loc);
   }
-  return { block: [x, y, z], cta: [options.cta ?? 0, 0, 0] };
+  return [x, y, z];
 }
 
-/** Execute every warp of one CTA and record its synchronization events (before any folding). */
-export function traceKernel(module: PtxModule, options: LiftOptions = {}): KernelTrace {
-  const kernel = pickKernel(module, options.kernel);
-  for (const name of options.params?.keys() ?? []) {
-    const byPos = /^\d+$/.test(name) ? kernel.params[Number(name)] : undefined;
-    if (!byPos && !kernel.params.some((p) => p.name === name)) {
-      throw new InputError(`kernel ${kernel.name} has no parameter '${name}' (parameters: ${kernel.params.map((p) => p.name).join(', ') || 'none'})`);
-    }
+/** The user's launch values, keyed as LaunchValues reads them. */
+export function launchAssignment(kernel: PtxFunction, options: LiftOptions): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const [name, value] of options.params ?? []) {
+    const { key, value: v } = parseLaunchParam(kernel, name, String(value));
+    out.set(key, v);
   }
-  const launch = launchShape(kernel, options);
+  return out;
+}
+
+interface Prepared {
+  readonly module: PtxModule;
+  readonly kernel: PtxFunction;
+  readonly flat: FlatFunction;
+  readonly flats: ReadonlyMap<string, FlatFunction>;
+  readonly layout: SmemLayout;
+  readonly block: [number, number, number];
+}
+
+export function prepare(module: PtxModule, options: LiftOptions): Prepared {
+  const kernel = pickKernel(module, options.kernel);
   const layout = layoutSharedMemory(module);
   const flats = new Map<string, FlatFunction>();
   for (const f of module.functions) if (f.body) flats.set(f.name, flattenFunction(f, module, layout));
   const flat = flats.get(kernel.name);
   if (!flat) throw new InputError(`kernel ${kernel.name} has no body`, kernel.loc);
-  const blockThreads = launch.block[0] * launch.block[1] * launch.block[2];
-  const nwarps = Math.ceil(blockThreads / 32);
-  const budget = new CtaBudget(options.maxSteps ?? DEFAULT_MAX_STEPS);
-  const params = options.params ?? new Map<string, number>();
-  const warps: WarpEvent[][] = [];
-  for (let w = 0; w < nwarps; w++) {
-    warps.push(new WarpInterp(w, flat, flats, launch, { params, maxSteps: budget.max }, budget).run());
-  }
-  return { kernel, blockThreads, layout, warps };
+  return { module, kernel, flat, flats, layout, block: blockShape(kernel, options) };
 }
 
-/** Lift one kernel of a parsed module into an mbarrier-level Program. */
-export function liftKernel(module: PtxModule, options: LiftOptions = {}): Program {
-  const trace = traceKernel(module, options);
+/** Run one cluster with these launch values and record its warps' events (before any folding). */
+export function traceWith(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>): KernelTrace {
+  const declared = p.kernel.perf.reqnctapercluster;
+  let cluster: [number, number, number] = options.cluster
+    ? [options.cluster[0], options.cluster[1], options.cluster[2]]
+    : declared && declared.length > 0
+      ? [declared[0] ?? 1, declared[1] ?? 1, declared[2] ?? 1]
+      : [1, 1, 1];
+  for (let attempt = 0; ; attempt++) {
+    const grid: [number, number, number] = options.grid
+      ? [options.grid[0], options.grid[1], options.grid[2]]
+      : [Math.max(cluster[0], Number(values.get('grid.x') ?? 1)), Math.max(cluster[1], Number(values.get('grid.y') ?? 1)), Math.max(cluster[2], Number(values.get('grid.z') ?? 1))];
+    if (grid.some((g, i) => g % (cluster[i] ?? 1) !== 0)) {
+      throw new InputError(`the grid ${grid.join(',')} is not a whole number of ${cluster.join(',')} clusters`);
+    }
+    const launch = new LaunchValues(p.kernel, values);
+    const x0 = options.cta ?? 0;
+    const firstCta: [number, number, number] = [x0 - (x0 % cluster[0]), 0, 0];
+    try {
+      const run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS);
+      const blockThreads = p.block[0] * p.block[1] * p.block[2];
+      return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };
+    } catch (e) {
+      // a kernel that addresses another CTA of its cluster, launched here with a smaller cluster:
+      // without a declared or given shape, widen the cluster (x) to the rank it needs, once
+      const rank = /in CTA (\d+) of a \d+-CTA cluster|multicasts to CTA (\d+) of a/.exec(e instanceof Error ? e.message : '');
+      const need = rank ? Number(rank[1] ?? rank[2]) + 1 : 0;
+      if (options.cluster || (declared && declared.length > 0) || attempt > 0 || need <= cluster[0] * cluster[1] * cluster[2]) throw e;
+      let n = 1;
+      while (n < need) n *= 2;
+      cluster = [n, 1, 1];
+    }
+  }
+}
+
+/** Execute every warp of one cluster and record its synchronization events (before any folding). */
+export function traceKernel(module: PtxModule, options: LiftOptions = {}): KernelTrace {
+  const p = prepare(module, options);
+  return traceWith(p, options, launchAssignment(p.kernel, options));
+}
+
+/** The Program of a trace: resources and roles (per CTA of the cluster). */
+export function programOfTrace(module: PtxModule, trace: KernelTrace, options: LiftOptions): { program: Program; facts: LiftFacts } {
   const layout = trace.layout;
-  const sized = sizeTensorCopies(trace.warps, layout, options.tmaBytes);
-  const merged = sized.map(mergeConsecutiveCopies);
+  const sized = sizeTensorCopies(trace.warps, layout, { ...(options.tmaBytes !== undefined ? { all: options.tmaBytes } : {}), ...(options.tmaBoxes ? { boxes: options.tmaBoxes } : {}) });
+  const tx = assumeLaunchTx(sized.warps);
+  const merged = tx.warps.map(mergeConsecutiveCopies);
+  const ctas = trace.cluster[0] * trace.cluster[1] * trace.cluster[2];
   const prologue = hoistPrologue(merged, trace.blockThreads);
   const hints = readHints(module);
-  const res = buildResources(prologue.warps, layout, prologue.declared, hints.buffers);
-  const perWarp = prologue.warps.map((events, warp) => ({ warp, ops: warpOps(events, res, trace.blockThreads) }));
-  const roles = foldWarps(perWarp, (warps, lines) => hintedRole(hints, lines) ?? roleName(warps));
+  const res = buildResources(prologue.warps, trace.ctaOf, ctas, layout, prologue.declared, hints.buffers);
+  const nw = trace.warps.length / Math.max(1, ctas);
+  const perWarp = prologue.warps.map((events, i) => ({ warp: i, ops: warpOps(events, res, layout, trace.blockThreads, trace.ctaOf[i] ?? 0, ctas) }));
+  const label = (ws: readonly number[]): string => {
+    const local = ws.map((w) => w % nw);
+    const cta = trace.ctaOf[ws[0] ?? 0] ?? 0;
+    return ctas > 1 ? `${roleName(local)}_cta${cta}` : roleName(local);
+  };
+  const roles = foldWarps(perWarp, (warps, lines) => {
+    const hinted = hintedRole(hints, lines);
+    const cta = trace.ctaOf[warps[0] ?? 0] ?? 0;
+    return hinted !== undefined ? (ctas > 1 ? `${hinted}_cta${cta}` : hinted) : label(warps);
+  }, (w) => trace.ctaOf[w] ?? 0);
   // names share one namespace in a Program: params and roles give way to resources
   const taken = new Set(res.resources.map((r) => r.name));
   const fresh = (name: string, prefix: string): string => {
@@ -117,24 +205,57 @@ export function liftKernel(module: PtxModule, options: LiftOptions = {}): Progra
     taken.add(n);
     return n;
   };
+  // the scalar parameters the user gave, as the program's params (the lifted program is straight-line: they are a record)
+  const given = launchAssignment(trace.kernel, options);
   const params: Param[] = [];
-  trace.kernel.params.forEach((p, i) => {
-    const v = options.params?.get(p.name) ?? options.params?.get(String(i));
-    if (v !== undefined) params.push({ name: fresh(identifier(p.name), 'param'), value: v });
+  trace.kernel.params.forEach((p) => {
+    const v = given.get(p.name);
+    if (v !== undefined && p.elements === undefined) params.push({ name: fresh(identifier(p.name), 'param'), value: Number(BigInt.asIntN(32, v)) });
   });
   const named = roles.map((r) => ({ ...r, name: fresh(r.name, 'role') }));
+  const facts: LiftFacts = {
+    launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) })),
+    grid: trace.grid,
+    cluster: trace.cluster,
+    tma: sized.maps,
+    ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
+    ...(trace.run.stuck ? { stuck: trace.run.stuck.map((s) => `warp ${s.warp}${ctas > 1 ? ` of CTA ${s.cta}` : ''} at line ${s.loc.line}`).join(', ') } : {}),
+    ...(trace.run.forced > 0 ? { forcedWaits: trace.run.forced } : {}),
+    ...(trace.run.complete ? {} : { truncated: true as const }),
+  };
+  const program: Program = { params, resources: res.resources, roles: named, source: module.file, ...(res.namedBarriers > 16 ? { namedBarriers: res.namedBarriers } : {}) };
   // the result must be a valid Program: a value out of range (an init count of 0, say) is the
   // PTX's problem, reported with the PTX position of the operation
-  return validateProgram({ params, resources: res.resources, roles: named, source: module.file });
+  return { program: validateProgram(program), facts };
+}
+
+function showLaunch(v: LaunchVar, value: unknown): string {
+  if (typeof value !== 'bigint') return 'symbolic';
+  if (v.kind === 'float') {
+    const f = new Float32Array(new Uint32Array([Number(BigInt.asUintN(32, value))]).buffer)[0];
+    return String(f);
+  }
+  return String(BigInt.asIntN(v.bytes * 8, value));
+}
+
+/** Lift one kernel of a parsed module into an mbarrier-level Program. */
+export function liftKernel(module: PtxModule, options: LiftOptions = {}): Program {
+  return liftKernelWithFacts(module, options).program;
+}
+
+export function liftKernelWithFacts(module: PtxModule, options: LiftOptions = {}): { program: Program; facts: LiftFacts } {
+  return programOfTrace(module, traceKernel(module, options), options);
 }
 
 /** Parse a PTX file and lift its kernels (all of them, or the one named in options.kernel). */
-export function liftPtxFile(text: string, file: string, options: LiftOptions = {}): Array<{ kernel: string; program: Program }> {
+export function liftPtxFile(text: string, file: string, options: LiftOptions = {}): Array<{ kernel: string; program: Program; facts: LiftFacts }> {
   const module = parsePtx(text, file);
   const names = options.kernel !== undefined ? [options.kernel] : kernelsOf(module).map((k) => k.name);
   if (names.length === 0) throw new InputError(`${file} has no kernel (.entry with a body)`);
-  return names.map((kernel) => ({ kernel, program: liftKernel(module, { ...options, kernel }) }));
+  return names.map((kernel) => ({ kernel, ...liftKernelWithFacts(module, { ...options, kernel }) }));
 }
+
+export { kernelsOf, parseDims };
 
 /**
  * Consecutive TMA copies of one thread into adjacent bytes, signalling the same barrier,
@@ -145,8 +266,8 @@ function mergeConsecutiveCopies(events: readonly WarpEvent[]): WarpEvent[] {
   for (const e of events) {
     const prev = out[out.length - 1];
     if (
-      e.k === 'tma.load' && prev?.k === 'tma.load' && prev.bar === e.bar && prev.lane === e.lane && prev.copies === e.copies &&
-      prev.bytes !== undefined && e.bytes !== undefined && prev.dst + prev.bytes === e.dst
+      e.k === 'tma.load' && prev?.k === 'tma.load' && prev.bar === e.bar && prev.cta === e.cta && prev.lane === e.lane && prev.copies === e.copies &&
+      sameCtas(prev.ctas, e.ctas) && prev.bytes !== undefined && e.bytes !== undefined && prev.dst + prev.bytes === e.dst
     ) {
       // the merged copy has no single source offset: drop the value tag
       const { src: _src, ...rest } = prev;
@@ -157,4 +278,8 @@ function mergeConsecutiveCopies(events: readonly WarpEvent[]): WarpEvent[] {
     out.push(e);
   }
   return out;
+}
+
+function sameCtas(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
+  return (a ?? []).join(',') === (b ?? []).join(',');
 }

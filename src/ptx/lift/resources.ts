@@ -2,62 +2,57 @@
 //
 // Barriers: every address an mbarrier op or a TMA names. Inside a symbol that holds only
 // barriers, the resource is the symbol (`full[3]`); elsewhere (dynamic shared memory, or a
-// symbol that also holds data) runs of 8-byte-adjacent barriers with the same init status
-// form `smem_<offset>[n]` / `<symbol>_<offset>[n]`.
+// symbol that also holds data) runs of 8-byte-adjacent barriers with the same init status form
+// `smem_<offset>[n]` / `<symbol>_<offset>[n]`.
 //
-// Buffers: a region (a data-only symbol, or the data part of dynamic shared memory) is cut
-// into equal slots. The slot size is the gcd of the offsets and sizes of the TMA copies (and
-// bulk stores) in it — each stage's copy lands in its own slot — or, without TMA, of the
-// generic accesses. A data-only symbol is one buffer named after it; in dynamic memory the
-// touched slots form runs (split where the tensor map writing them changes, so a GEMM's A and
-// B stages become two buffers), named by offset.
+// Buffers: slots are as coarse as the accesses allow. A region (a data symbol, or the data part
+// of dynamic shared memory) is cut where a TMA copy's destination or a TMA store's source begins
+// or ends, and where one warp's generic writes begin or end (two roles writing disjoint halves
+// of an epilogue tile must not share a slot); adjacent pieces that the same writes cover stay
+// one slot. So one copy is one slot and lands as one unit, however the consumers read it.
+// Runs of equal slots written through the same tensor map (a ring of stages) form one buffer.
+//
+// In a cluster of C CTAs every resource exists once per CTA (`full_c1[3]`), and named barrier
+// ids are per CTA (16·c + id), with 16·C for the cluster barrier.
 import { num } from '../../ir/expr.ts';
 import type { Ref, Resource } from '../../ir/program.ts';
 import type { WarpEvent } from './events.ts';
-import { demangleLocal, identifier } from './names.ts';
+import { mergeRanges, mmaReads } from './footprint.ts';
 import type { BufferHint } from './hints.ts';
+import { demangleLocal, identifier } from './names.ts';
 import type { SmemLayout, SmemSymbol } from './smem-layout.ts';
 
 export interface ResourceMap {
   readonly resources: readonly Resource[];
-  /** The barrier element at an address (every address in the events has one). */
-  barrier(addr: number): Ref;
-  /** Buffer slots a byte range overlaps, with the overlapping byte count of each. */
-  slots(lo: number, hi: number): { ref: Ref; bytes: number }[];
+  /** The barrier element at an address of CTA `cta` (every address in the events has one). */
+  barrier(cta: number, addr: number): Ref;
+  /** Buffer slots a byte range of CTA `cta` overlaps, with the overlapping byte count of each. */
+  slots(cta: number, lo: number, hi: number): { ref: Ref; bytes: number }[];
+  /** The Program's named barrier count (16, or 16 per CTA plus the cluster barrier). */
+  readonly namedBarriers: number;
+  /** Model id of named barrier `id` of CTA `cta`, and of the cluster barrier. */
+  namedId(cta: number, id: number): number;
+  readonly clusterBarrier: number;
 }
 
-interface Access {
-  lo: number;
-  hi: number;
-  point: boolean;
-  defining: boolean;
-  key: string;
+interface Piece {
+  readonly lo: number;
+  readonly hi: number;
+  /** ids of the write intervals covering it (what may not be split) */
+  readonly cover: string;
+  /** the tensor map writing it, for grouping stages into one buffer */
+  readonly key: string;
 }
 
-interface Region {
-  readonly sym: SmemSymbol | undefined;
-  readonly base: number;
-  readonly accesses: Access[];
-  slotBytes: number;
-  /** cell → buffer name and index */
-  readonly cells: Map<number, Ref>;
-  /** the keys of `cells`, sorted (filled once the buffers are built) */
-  sortedCells: number[];
-}
-
-const MAX_CELLS = 4096;
-
-function gcd(a: number, b: number): number {
-  a = Math.abs(a);
-  b = Math.abs(b);
-  while (b) [a, b] = [b, a % b];
-  return a;
-}
+/** Most slots one region may be cut into; past it only TMA extents cut (generic writes do not). */
+const MAX_PIECES = 512;
 
 export function buildResources(
   warps: readonly (readonly WarpEvent[])[],
+  ctaOf: readonly number[],
+  ctas: number,
   layout: SmemLayout,
-  declared: ReadonlyMap<number, number>,
+  declared: ReadonlyMap<number, ReadonlyMap<number, number>>,
   hints: readonly BufferHint[] = [],
 ): ResourceMap {
   const names = new Set<string>();
@@ -67,16 +62,15 @@ export function buildResources(
     names.add(name);
     return name;
   };
+  const perCta = (base: string): string[] => (ctas === 1 ? [unique(base)] : Array.from({ length: ctas }, (_, c) => unique(`${base}_c${c}`)));
   const symName = (s: SmemSymbol | undefined): string => (s && !s.dynamic ? identifier(demangleLocal(s.name)) : 'smem');
 
   // ---- barriers ----
   const barAddrs = new Set<number>();
   for (const w of warps) for (const e of w) if ('bar' in e) barAddrs.add(e.bar);
-  for (const a of declared.keys()) barAddrs.add(a); // initialised in the prologue, maybe never used after
-  const barWords = (lo: number, hi: number): boolean => {
-    for (let a = lo - (lo % 8); a < hi; a += 8) if (!barAddrs.has(a)) return false;
-    return true;
-  };
+  for (const m of declared.values()) for (const a of m.keys()) barAddrs.add(a); // initialised in the prologue, maybe never used after
+  const status = (a: number): string => Array.from({ length: ctas }, (_, c) => String(declared.get(c)?.get(a) ?? '-')).join(',');
+  const countOf = (c: number, a: number): number | undefined => declared.get(c)?.get(a);
   const barSyms = new Map<SmemSymbol | undefined, number[]>();
   for (const a of [...barAddrs].sort((x, y) => x - y)) {
     const s = layout.symbolAt(a);
@@ -85,46 +79,53 @@ export function buildResources(
     barSyms.set(s, list);
   }
 
-  // ---- buffer accesses, by region ----
-  const regions = new Map<SmemSymbol | undefined, Region>();
-  const regionOf = (addr: number): Region => {
-    const sym = layout.symbolAt(addr);
-    let r = regions.get(sym);
-    if (!r) {
-      r = { sym, base: sym?.start ?? 0, accesses: [], slotBytes: 1, cells: new Map(), sortedCells: [] };
-      regions.set(sym, r);
-    }
-    return r;
-  };
-  // buffers the generator named (dynamic shared memory layout comments)
+  // ---- buffer accesses ----
   const hinted = hints.map((h) => ({ ...h, lo: layout.dynamicBase + h.offset, hi: layout.dynamicBase + h.offset + h.slots * h.bytes }));
   const hintAt = (addr: number): (typeof hinted)[number] | undefined => hinted.find((h) => addr >= h.lo && addr < h.hi);
-  const add = (lo: number, hi: number, point: boolean, defining: boolean, key: string): void => {
-    if (hintAt(lo)) return;
-    regionOf(lo).accesses.push({ lo, hi, point, defining, key });
+  const barWords = (lo: number, hi: number): boolean => {
+    for (let a = lo - (lo % 8); a < hi; a += 8) if (!barAddrs.has(a)) return false;
+    return true;
   };
-  for (const w of warps) {
-    for (const e of w) {
-      if (e.k === 'tma.load') add(e.dst, e.dst + (e.bytes ?? 1), false, true, e.map ?? 'bulk');
-      else if (e.k === 'tma.store') add(e.src, e.src + (e.bytes ?? 1), e.bytes === undefined, true, '');
-      else if (e.k === 'mma') for (const a of e.addrs) add(a, a + 1, true, false, '');
-      else if ((e.k === 'read' || e.k === 'write') && !barWords(e.lo, e.hi)) add(e.lo, e.hi, false, false, '');
-    }
+  interface Interval {
+    readonly lo: number;
+    readonly hi: number;
+    readonly id: string;
+    readonly key: string;
+    /** a generic write's warpgroup */
+    readonly group?: string;
   }
+  const writes: Interval[] = [];
+  const reads: [number, number][] = [];
+  warps.forEach((w, wi) => {
+    const own: [number, number][] = [];
+    for (const e of w) {
+      if (e.k === 'tma.load') writes.push({ lo: e.dst, hi: e.dst + (e.bytes ?? 1), id: `tma:${e.dst}:${e.bytes}`, key: e.map ?? 'bulk' });
+      else if (e.k === 'tma.store') writes.push({ lo: e.src, hi: e.src + (e.bytes ?? 1), id: `store:${e.src}:${e.bytes}`, key: '' });
+      else if (e.k === 'write' && !barWords(e.lo, e.hi)) own.push([e.lo, e.hi]);
+      else if (e.k === 'read' && !barWords(e.lo, e.hi)) reads.push([e.lo, e.hi]);
+      else if (e.k === 'mma') reads.push(...mmaReads(e, layout));
+    }
+    // one warp's generic writes: their union, in contiguous runs (tagged with its warpgroup)
+    for (const [lo, hi] of mergeRanges(own)) writes.push({ lo, hi, id: `warp${wi}:${lo}`, key: '', group: `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}` });
+  });
 
   const resources: Resource[] = [];
-  const barRefs = new Map<number, Ref>();
-  for (const h of hinted) resources.push({ kind: 'buffer', name: unique(h.name), slots: h.slots, bytes: h.bytes });
+  for (const h of hinted) {
+    const ns = perCta(h.name);
+    for (const n of ns) resources.push({ kind: 'buffer', name: n, slots: h.slots, bytes: h.bytes });
+  }
 
   // barrier resources
+  const barRefs = new Map<number, { names: string[]; index: number }>();
   for (const [sym, addrs] of barSyms) {
-    const pure = sym !== undefined && !sym.dynamic && !regions.has(sym);
-    const status = (a: number): string => String(declared.get(a) ?? '-');
+    const pure = sym !== undefined && !sym.dynamic && !writes.some((x) => layout.symbolAt(x.lo) === sym) && !reads.some(([lo]) => layout.symbolAt(lo) === sym);
     if (pure && sym.size >= 8 && addrs.every((a) => (a - sym.start) % 8 === 0) && new Set(addrs.map(status)).size === 1) {
-      const name = unique(symName(sym));
-      const count = declared.get(addrs[0] ?? -1);
-      resources.push({ kind: 'mbarrier', name, size: Math.floor(sym.size / 8), ...(count !== undefined ? { count } : {}) });
-      for (const a of addrs) barRefs.set(a, { name, index: num((a - sym.start) / 8) });
+      const ns = perCta(symName(sym));
+      ns.forEach((n, c) => {
+        const count = countOf(c, addrs[0] ?? -1);
+        resources.push({ kind: 'mbarrier', name: n, size: Math.floor(sym.size / 8), ...(count !== undefined ? { count } : {}) });
+      });
+      for (const a of addrs) barRefs.set(a, { names: ns, index: (a - sym.start) / 8 });
       continue;
     }
     const base = sym?.start ?? 0;
@@ -132,10 +133,12 @@ export function buildResources(
     const flush = (): void => {
       const first = run[0];
       if (first === undefined) return;
-      const name = unique(`${symName(sym)}_${first - base}`);
-      const count = declared.get(first);
-      resources.push({ kind: 'mbarrier', name, size: run.length, ...(count !== undefined ? { count } : {}) });
-      run.forEach((a, i) => barRefs.set(a, { name, index: num(i) }));
+      const ns = perCta(`${symName(sym)}_${first - base}`);
+      ns.forEach((n, c) => {
+        const count = countOf(c, first);
+        resources.push({ kind: 'mbarrier', name: n, size: run.length, ...(count !== undefined ? { count } : {}) });
+      });
+      run.forEach((a, i) => barRefs.set(a, { names: ns, index: i }));
       run = [];
     };
     for (const a of addrs) {
@@ -146,118 +149,118 @@ export function buildResources(
     flush();
   }
 
-  // buffer resources
-  const sortedRegions = [...regions.values()].sort((a, b) => a.base - b.base);
-  for (const r of sortedRegions) {
-    const pure = r.sym !== undefined && !r.sym.dynamic && !barSyms.has(r.sym);
-    // slot boundaries come from TMA copies; without any, from generic access ranges (wgmma
-    // descriptor start addresses say nothing about slot sizes)
-    const defining = r.accesses.filter((a) => a.defining);
-    const basis = defining.length > 0 ? defining : r.accesses.filter((a) => !a.point);
-    let g = 0;
-    for (const a of basis) {
-      g = gcd(g, a.lo - r.base);
-      if (!a.point) g = gcd(g, a.hi - a.lo);
+  // buffer resources, region by region
+  const regions = new Map<SmemSymbol | undefined, { writes: Interval[]; reads: [number, number][] }>();
+  const region = (addr: number): { writes: Interval[]; reads: [number, number][] } => {
+    const s = layout.symbolAt(addr);
+    let r = regions.get(s);
+    if (!r) {
+      r = { writes: [], reads: [] };
+      regions.set(s, r);
     }
-    const symSize = r.sym && Number.isFinite(r.sym.size) ? r.sym.size : 0;
-    let maxHi = -Infinity;
-    let minLo = Infinity;
-    for (const a of r.accesses) {
-      if (a.hi > maxHi) maxHi = a.hi;
-      if (a.lo < minLo) minLo = a.lo;
-    }
-    if (g === 0) g = pure ? Math.max(1, symSize) : Math.max(1, maxHi - r.base);
-    const extent = pure ? symSize : maxHi - minLo;
-    if (extent / g > MAX_CELLS) g = pure ? Math.max(1, symSize) : Math.max(1, maxHi - r.base);
-    r.slotBytes = g;
-    if (pure && r.sym) {
-      const name = unique(symName(r.sym));
-      // the symbol's whole extent is the buffer, so slots no access touched (fewer iterations than slots) still count
-      const slots = Math.max(1, Math.ceil(symSize / g));
-      resources.push({ kind: 'buffer', name, slots, bytes: g });
-      for (let c = 0; c < slots; c++) r.cells.set(c, { name, index: num(c) });
-      // accesses past the declared end land in the last slot
-      for (const a of r.accesses) {
-        const first = Math.floor((a.lo - r.base) / g);
-        const last = Math.min(Math.floor((a.hi - 1 - r.base) / g), first + MAX_CELLS);
-        for (let c = Math.max(first, slots); c <= last; c++) r.cells.set(c, { name, index: num(slots - 1) });
-      }
-      continue;
-    }
-    const keys = new Map<number, Set<string>>();
-    for (const a of r.accesses) {
-      const first = Math.floor((a.lo - r.base) / g);
-      const last = Math.min(a.point ? first : Math.floor((a.hi - 1 - r.base) / g), first + MAX_CELLS);
-      for (let c = first; c <= last; c++) {
-        const set = keys.get(c) ?? new Set<string>();
-        if (a.defining && a.key) set.add(a.key);
-        keys.set(c, set);
-      }
-    }
-    const cells = [...keys.keys()].sort((a, b) => a - b);
-    const keyOf = (c: number): string => [...(keys.get(c) ?? [])].sort().join('+');
-    let run: number[] = [];
-    let runKey = '';
+    return r;
+  };
+  for (const x of writes) if (!hintAt(x.lo)) region(x.lo).writes.push(x);
+  for (const x of reads) if (!hintAt(x[0])) region(x[0]).reads.push(x);
+  const slotRefs: { lo: number; hi: number; names: string[]; index: number }[] = [];
+  const sortedRegions = [...regions.entries()].sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
+  for (const [sym, r] of sortedRegions) {
+    let pieces = cut(r.writes, r.reads, true);
+    if (pieces.length > MAX_PIECES) pieces = cut(r.writes.filter((x) => !x.id.startsWith('warp')), r.reads, false);
+    // runs of adjacent, equal pieces written through the same map form one buffer
+    let run: Piece[] = [];
     const flush = (): void => {
       const first = run[0];
-      if (first === undefined) return;
-      const name = unique(`${symName(r.sym)}_${first * g}`);
-      resources.push({ kind: 'buffer', name, slots: run.length, bytes: g });
-      run.forEach((c, i) => r.cells.set(c, { name, index: num(i) }));
+      if (!first) return;
+      const base = sym?.start ?? 0;
+      const pure = sym !== undefined && !sym.dynamic && run.length === pieces.length && !barSyms.has(sym);
+      const ns = perCta(pure ? symName(sym) : `${symName(sym)}_${first.lo - base}`);
+      for (const n of ns) resources.push({ kind: 'buffer', name: n, slots: run.length, bytes: first.hi - first.lo });
+      run.forEach((p, i) => slotRefs.push({ lo: p.lo, hi: p.hi, names: ns, index: i }));
       run = [];
-      runKey = '';
     };
-    for (const c of cells) {
+    for (const p of pieces) {
       const prev = run[run.length - 1];
-      // a slot no TMA writes (generic accesses only) joins the run before it
-      const key = keyOf(c);
-      if (prev !== undefined && (c !== prev + 1 || (key !== '' && runKey !== '' && key !== runKey))) flush();
-      run.push(c);
-      if (runKey === '') runKey = key;
+      if (prev && (p.lo !== prev.hi || p.hi - p.lo !== prev.hi - prev.lo || p.key !== prev.key)) flush();
+      run.push(p);
     }
     flush();
   }
+  slotRefs.sort((a, b) => a.lo - b.lo);
 
-  for (const r of regions.values()) r.sortedCells = [...r.cells.keys()].sort((a, b) => a - b);
-
+  const named = ctas === 1 ? 16 : 16 * ctas + 1;
   return {
     resources,
-    barrier(addr) {
+    namedBarriers: named,
+    namedId: (cta, id) => (ctas === 1 ? id : 16 * cta + id),
+    clusterBarrier: 16 * ctas,
+    barrier(cta, addr) {
       const ref = barRefs.get(addr);
       if (!ref) throw new Error(`internal: no barrier at shared address ${addr}`);
-      return ref;
+      return { name: ref.names[cta] ?? ref.names[0] ?? '?', index: num(ref.index) };
     },
-    slots(lo, hi) {
+    slots(cta, lo, hi) {
       const h = hintAt(lo);
       if (h) {
         const out: { ref: Ref; bytes: number }[] = [];
+        const hname = ctas === 1 ? h.name : `${h.name}_c${cta}`;
         for (let s = Math.floor((lo - h.lo) / h.bytes); s < h.slots && h.lo + s * h.bytes < Math.max(lo + 1, hi); s++) {
           const sLo = h.lo + s * h.bytes;
-          out.push({ ref: { name: h.name, index: num(s) }, bytes: Math.min(hi, sLo + h.bytes) - Math.max(lo, sLo) });
+          out.push({ ref: { name: hname, index: num(s) }, bytes: Math.min(hi, sLo + h.bytes) - Math.max(lo, sLo) });
         }
         return out;
       }
-      const r = regions.get(layout.symbolAt(lo));
-      if (!r) return [];
-      const g = r.slotBytes;
       const out: { ref: Ref; bytes: number }[] = [];
-      const first = Math.floor((lo - r.base) / g);
-      const last = Math.floor((Math.max(lo + 1, hi) - 1 - r.base) / g);
-      for (const c of r.sortedCells) {
-        if (c < first || c > last) continue;
-        const ref = r.cells.get(c);
-        if (!ref) continue;
-        const cLo = r.base + c * g;
-        const bytes = Math.min(hi, cLo + g) - Math.max(lo, cLo);
-        const prev = out[out.length - 1];
-        if (prev && prev.ref.name === ref.name && sameIndex(prev.ref, ref)) prev.bytes += bytes;
-        else out.push({ ref, bytes });
+      const end = Math.max(lo + 1, hi);
+      for (const s of slotRefs) {
+        if (s.hi <= lo) continue;
+        if (s.lo >= end) break;
+        out.push({ ref: { name: s.names[cta] ?? s.names[0] ?? '?', index: num(s.index) }, bytes: Math.min(hi, s.hi) - Math.max(lo, s.lo) });
       }
       return out;
     },
   };
 }
 
-function sameIndex(a: Ref, b: Ref): boolean {
-  return a.index.kind === 'num' && b.index.kind === 'num' && a.index.value === b.index.value;
+/**
+ * Cut a region at every write interval's ends (and cover the reads that no write covers);
+ * adjacent pieces covered by the same writes merge.
+ */
+function cut(writes: readonly { lo: number; hi: number; id: string; key: string; group?: string }[], reads: readonly [number, number][], merge: boolean): Piece[] {
+  const points = new Set<number>();
+  // a copy lands as one unit: generic writes cut inside a TMA extent only when two warpgroups
+  // (likely two roles) write disjoint parts of it, as an epilogue reusing a stage buffer may
+  const copies = writes.filter((w) => w.group === undefined);
+  const splitters = new Set<string>();
+  for (const c of copies) {
+    const groups = new Set(writes.filter((w) => w.group !== undefined && w.lo < c.hi && w.hi > c.lo).map((w) => w.group));
+    if (groups.size >= 2) splitters.add(c.id);
+  }
+  const inside = (x: number): boolean => copies.some((c) => x > c.lo && x < c.hi && !splitters.has(c.id));
+  for (const w of writes) {
+    for (const x of [w.lo, w.hi]) if (w.group === undefined || !inside(x)) points.add(x);
+  }
+  const covered = mergeRanges(writes.map((w) => [w.lo, w.hi] as [number, number]));
+  const isCovered = (x: number): boolean => covered.some(([lo, hi]) => x >= lo && x < hi);
+  // reads outside every write: pieces of their own (a slot nobody writes)
+  for (const [lo, hi] of mergeRanges(reads)) {
+    if (isCovered(lo) && isCovered(hi - 1)) continue;
+    points.add(lo);
+    points.add(hi);
+  }
+  const all = mergeRanges([...covered, ...reads.map(([lo, hi]) => [lo, hi] as [number, number])]);
+  const xs = [...points].sort((a, b) => a - b);
+  const pieces: Piece[] = [];
+  for (let i = 0; i + 1 < xs.length; i++) {
+    const lo = xs[i] ?? 0;
+    const hi = xs[i + 1] ?? 0;
+    if (hi <= lo || !all.some(([a, b]) => lo >= a && hi <= b)) continue;
+    const over = writes.filter((w) => w.lo < hi && w.hi > lo);
+    const cover = over.map((w) => w.id).sort().join('|');
+    const key = [...new Set(over.map((w) => w.key).filter((k) => k !== ''))].sort().join('+');
+    const prev = pieces[pieces.length - 1];
+    if (merge && prev && prev.hi === lo && prev.cover === cover && cover !== '') pieces[pieces.length - 1] = { ...prev, hi };
+    else pieces.push({ lo, hi, cover, key });
+  }
+  return pieces;
 }

@@ -1,136 +1,286 @@
 // Byte counts of tensor TMA copies. A `cp.async.bulk.tensor` copy moves one box of its tensor
 // map, whose size lives in the CUtensorMap built on the host: not in the PTX. All copies
 // through one map move the same bytes. In order:
-//  1. `--tma-bytes N` sizes every tensor copy;
-//  2. the ring stride: when a map's copies land at several addresses (the slots of a ring),
-//     the smallest distance between them, bounded by the gap to the next thing placed in
-//     shared memory (a barrier, another copy, a symbol boundary);
-//  3. the barriers' expected bytes: per barrier, (expect_tx total − bytes of sized copies)
+//  1. given: `--tma-bytes N` (every map) or `--tma-box MAP=ROWSxCOLSxBYTES` (one map), or the
+//     compiler's metadata (Triton's tensor descriptors);
+//  2. the footprint: the consumers' reads of the destination (wgmma descriptors, loads, TMA
+//     stores), from the copy's destination up to the next thing placed in shared memory;
+//  3. the ring stride: when a map's copies land at several addresses (the slots of a ring),
+//     the smallest distance between them, bounded by that same next thing;
+//  4. the barriers' expected bytes: per barrier, (expect_tx total − bytes of sized copies)
 //     split evenly over its unsized copies, when every barrier of the map agrees;
-//  4. the gap from the copy's destination to the next thing placed in shared memory.
-// Rule 2 comes first on purpose: sizing from expect_tx would make a wrong expect_tx byte
-// count (bug classes M3/M4) invisible. It applies as soon as a map fills two slots, i.e.
-// from 2 iterations on; a single-iteration kernel is sized from its expect_tx.
+//  5. the gap from the copy's destination to the next thing placed in shared memory.
+// Sizing from expect_tx comes late on purpose: it would make a wrong expect_tx byte count (bug
+// classes M3/M4) invisible. Every size is reported with how it was found (LiftFacts).
+import { mergeRanges, mmaReads } from './footprint.ts';
 import type { WarpEvent } from './events.ts';
 import { UnsupportedError } from './errors.ts';
 import type { SmemLayout } from './smem-layout.ts';
 
 type TmaLoad = Extract<WarpEvent, { k: 'tma.load' }>;
+type TmaStore = Extract<WarpEvent, { k: 'tma.store' }>;
 
-function keyOf(e: TmaLoad): string {
+export type SizeSource = 'given' | 'footprint' | 'ring stride' | 'expect_tx' | 'gap';
+
+export interface SizedMap {
+  /** the tensor map (`params+64`, a param name), or `line N` for a copy with no map identity */
+  readonly map: string;
+  readonly bytes: number;
+  readonly how: SizeSource;
+  readonly copies: number;
+}
+
+export interface SizingOptions {
+  readonly all?: number;
+  /** bytes by map: the map's key (`NAME+OFFSET` or `NAME`) */
+  readonly boxes?: ReadonlyMap<string, number>;
+}
+
+function keyOf(e: TmaLoad | TmaStore): string {
   return e.map ?? `line ${e.loc.line}`;
 }
 
-export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout, tmaBytes: number | undefined): WarpEvent[][] {
+/** Generic writes, merged: what a tensor store reads is what the threads staged for it. */
+function writeRanges(warps: readonly (readonly WarpEvent[])[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const w of warps) for (const e of w) if (e.k === 'write') out.push([e.lo, e.hi]);
+  return mergeRanges(out);
+}
+
+/**
+ * The byte ranges consumers read, by kind of reader, each merged on its own: wgmma footprints,
+ * generic loads, sized TMA stores. Kinds are kept apart because an epilogue's staging buffer
+ * may alias a mainloop stage (a union): merged, its stores would stretch the stage's footprint.
+ */
+function readRanges(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout): [number, number][][] {
+  const mma: [number, number][] = [];
+  const loads: [number, number][] = [];
+  const stores: [number, number][] = [];
+  for (const w of warps) {
+    for (const e of w) {
+      if (e.k === 'mma') {
+        if (e.descs) mma.push(...mmaReads(e, layout));
+      } else if (e.k === 'read') loads.push([e.lo, e.hi]);
+      else if (e.k === 'tma.store' && e.bytes !== undefined) stores.push([e.src, e.src + e.bytes]);
+    }
+  }
+  return [mergeRanges(mma), mergeRanges(loads), mergeRanges(stores)];
+}
+
+export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout, options: SizingOptions = {}): { warps: WarpEvent[][]; maps: SizedMap[] } {
   const unsized: TmaLoad[] = [];
   for (const w of warps) for (const e of w) if (e.k === 'tma.load' && e.bytes === undefined) unsized.push(e);
-  if (unsized.length === 0) return warps.map((w) => [...w]);
+  const stores = sizeStores(warps, options);
+  if (unsized.length === 0) return { warps: stores, maps: [] };
+  warps = stores;
 
-  const sizes = new Map<string, number>();
-  if (tmaBytes !== undefined) {
-    for (const e of unsized) sizes.set(keyOf(e), tmaBytes);
-  } else {
-    const anchors = new Set<number>();
+  const sizes = new Map<string, { bytes: number; how: SizeSource }>();
+  const set = (key: string, bytes: number, how: SizeSource): void => {
+    if (!sizes.has(key) && Number.isInteger(bytes) && bytes > 0) sizes.set(key, { bytes, how });
+  };
+  for (const e of unsized) {
+    const key = keyOf(e);
+    const box = options.boxes?.get(key) ?? options.boxes?.get(key.replace(/\+0$/, ''));
+    if (box !== undefined) set(key, box, 'given');
+    else if (options.all !== undefined) set(key, options.all, 'given');
+  }
+
+  // what bounds a copy: the next thing placed in shared memory above its destination
+  const anchors = new Set<number>();
+  for (const w of warps) {
+    for (const e of w) {
+      if (e.k === 'tma.load') {
+        anchors.add(e.dst);
+        if (e.bytes !== undefined) anchors.add(e.dst + e.bytes);
+      } else if (e.k === 'tma.store') anchors.add(e.src);
+      if ('bar' in e) anchors.add(e.bar);
+    }
+  }
+  for (const s of layout.symbols) {
+    anchors.add(s.start);
+    if (Number.isFinite(s.size)) anchors.add(s.start + s.size);
+  }
+  const nextAbove = above([...anchors]);
+  // what a consumer's footprint may not cross: barriers, variable boundaries, and the other
+  // copies of the same stage (same barrier) or ring (same map). Buffers of other phases of the
+  // kernel (an epilogue's, in a union with the mainloop's) may alias the stage: not a bound.
+  const hard = new Map<string, (x: number) => number | undefined>();
+  const hardBase: number[] = [];
+  for (const w of warps) for (const e of w) if ('bar' in e) hardBase.push(e.bar);
+  for (const sym of layout.symbols) {
+    hardBase.push(sym.start);
+    if (Number.isFinite(sym.size)) hardBase.push(sym.start + sym.size);
+  }
+  const mates = new Map<string, number[]>();
+  const groupOf = (e: TmaLoad): string[] => [`bar:${e.cta}:${e.bar}`, `map:${keyOf(e)}`];
+  for (const w of warps) for (const e of w) if (e.k === 'tma.load') for (const g of groupOf(e)) mates.set(g, [...(mates.get(g) ?? []), e.dst]);
+  const hardAbove = (e: TmaLoad): number | undefined => {
+    const id = groupOf(e).join('|');
+    let f = hard.get(id);
+    if (!f) {
+      f = above([...hardBase, ...groupOf(e).flatMap((g) => mates.get(g) ?? [])]);
+      hard.set(id, f);
+    }
+    return f(e.dst);
+  };
+  const gaps = new Map<string, number>();
+  const dsts = new Map<string, Set<number>>();
+  for (const e of unsized) {
+    const key = keyOf(e);
+    const s = dsts.get(key) ?? new Set<number>();
+    s.add(e.dst);
+    dsts.set(key, s);
+    const next = nextAbove(e.dst);
+    if (next === undefined) continue;
+    const gap = next - e.dst;
+    const prev = gaps.get(key);
+    if (prev === undefined || gap < prev) gaps.set(key, gap);
+  }
+
+  // 2. footprint: the reads that start at the destination, up to the next anchor
+  const reads = readRanges(warps, layout);
+  // the first kind of reader that reads the destination decides
+  const readEnd = (x: number): number | undefined => {
+    for (const kind of reads) for (const [lo, hi] of kind) if (x >= lo && x < hi) return hi;
+    return undefined;
+  };
+  const proposals = new Map<string, Set<number>>();
+  for (const e of unsized) {
+    const key = keyOf(e);
+    if (sizes.has(key)) continue;
+    const end = readEnd(e.dst);
+    if (end === undefined) continue;
+    const cap = hardAbove(e) ?? Infinity;
+    const p = proposals.get(key) ?? new Set<number>();
+    p.add(Math.min(end, cap) - e.dst);
+    proposals.set(key, p);
+  }
+  for (const [key, p] of proposals) {
+    // every copy of the map must agree (a consumer reading only part of one stage proves nothing)
+    if (p.size === 1) set(key, [...p][0] ?? 0, 'footprint');
+  }
+
+  // 3. ring stride
+  for (const [key, s] of dsts) {
+    if (sizes.has(key)) continue;
+    const ds = [...s].sort((a, b) => a - b);
+    let stride = Infinity;
+    for (let i = 1; i < ds.length; i++) stride = Math.min(stride, (ds[i] ?? 0) - (ds[i - 1] ?? 0));
+    if (Number.isFinite(stride)) set(key, Math.min(stride, gaps.get(key) ?? Infinity), 'ring stride');
+  }
+
+  // 4. from expect_tx, barrier by barrier, until nothing changes
+  for (let changed = true; changed; ) {
+    changed = false;
+    const expected = new Map<string, number>();
+    const barKey = (cta: number, bar: number): string => `${cta}:${bar}`;
     for (const w of warps) {
       for (const e of w) {
-        if (e.k === 'tma.load') {
-          anchors.add(e.dst);
-          anchors.add(e.bar);
-          if (e.bytes !== undefined) anchors.add(e.dst + e.bytes);
-        } else if (e.k === 'tma.store') anchors.add(e.src);
-        else if ('bar' in e) anchors.add(e.bar);
+        if (e.k === 'arrive.expect_tx') expected.set(barKey(e.cta, e.bar), (expected.get(barKey(e.cta, e.bar)) ?? 0) + e.bytes * e.threads);
+        else if (e.k === 'expect_tx') expected.set(barKey(e.cta, e.bar), (expected.get(barKey(e.cta, e.bar)) ?? 0) + e.bytes);
       }
     }
-    for (const s of layout.symbols) {
-      anchors.add(s.start);
-      if (Number.isFinite(s.size)) anchors.add(s.start + s.size);
-    }
-    const sorted = [...anchors].sort((a, b) => a - b);
-    const nextAbove = (x: number): number | undefined => {
-      let lo = 0;
-      let hi = sorted.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if ((sorted[mid] ?? 0) <= x) lo = mid + 1;
-        else hi = mid;
-      }
-      return sorted[lo];
-    };
-    const gaps = new Map<string, number>();
-    const dsts = new Map<string, Set<number>>();
-    for (const e of unsized) {
-      const key = keyOf(e);
-      const set = dsts.get(key) ?? new Set<number>();
-      set.add(e.dst);
-      dsts.set(key, set);
-      const next = nextAbove(e.dst);
-      if (next === undefined) continue;
-      const gap = next - e.dst;
-      const prev = gaps.get(key);
-      if (prev === undefined || gap < prev) gaps.set(key, gap);
-    }
-    // 2. ring stride
-    for (const [key, set] of dsts) {
-      const sorted = [...set].sort((a, b) => a - b);
-      let stride = Infinity;
-      for (let i = 1; i < sorted.length; i++) stride = Math.min(stride, (sorted[i] ?? 0) - (sorted[i - 1] ?? 0));
-      if (Number.isFinite(stride)) sizes.set(key, Math.min(stride, gaps.get(key) ?? Infinity));
-    }
-    // 3. from expect_tx, barrier by barrier, until nothing changes
-    for (let changed = true; changed; ) {
-      changed = false;
-      const expected = new Map<number, number>();
-      for (const w of warps) {
-        for (const e of w) {
-          if (e.k === 'arrive.expect_tx') expected.set(e.bar, (expected.get(e.bar) ?? 0) + e.bytes * e.threads);
-          else if (e.k === 'expect_tx') expected.set(e.bar, (expected.get(e.bar) ?? 0) + e.bytes);
-        }
-      }
-      const perBar = new Map<number, { known: number; open: Map<string, number> }>();
-      for (const w of warps) {
-        for (const e of w) {
-          if (e.k !== 'tma.load') continue;
-          const slot = perBar.get(e.bar) ?? { known: 0, open: new Map<string, number>() };
-          perBar.set(e.bar, slot);
-          const bytes = e.bytes ?? sizes.get(keyOf(e));
+    const perBar = new Map<string, { known: number; open: Map<string, number> }>();
+    for (const w of warps) {
+      for (const e of w) {
+        if (e.k !== 'tma.load') continue;
+        for (const c of e.ctas ?? [e.cta]) {
+          const k = barKey(c, e.bar);
+          const slot = perBar.get(k) ?? { known: 0, open: new Map<string, number>() };
+          perBar.set(k, slot);
+          const bytes = e.bytes ?? sizes.get(keyOf(e))?.bytes;
           if (bytes !== undefined) slot.known += bytes * e.copies;
           else slot.open.set(keyOf(e), (slot.open.get(keyOf(e)) ?? 0) + e.copies);
         }
       }
-      const proposals = new Map<string, Set<number>>();
-      for (const [bar, { known, open }] of perBar) {
-        const total = expected.get(bar);
-        const copies = [...open.values()].reduce((a, b) => a + b, 0);
-        if (total === undefined || copies === 0) continue;
-        const each = (total - known) / copies;
-        for (const key of open.keys()) {
-          const set = proposals.get(key) ?? new Set<number>();
-          set.add(Number.isInteger(each) && each > 0 ? each : -1);
-          proposals.set(key, set);
-        }
-      }
-      for (const [key, set] of proposals) {
-        const [only] = set;
-        if (set.size === 1 && only !== undefined && only > 0) {
-          sizes.set(key, only);
-          changed = true;
-        }
+    }
+    const offers = new Map<string, Set<number>>();
+    for (const [k, { known, open }] of perBar) {
+      const total = expected.get(k);
+      const copies = [...open.values()].reduce((a, b) => a + b, 0);
+      if (total === undefined || copies === 0) continue;
+      const each = (total - known) / copies;
+      for (const key of open.keys()) {
+        const o = offers.get(key) ?? new Set<number>();
+        o.add(Number.isInteger(each) && each > 0 ? each : -1);
+        offers.set(key, o);
       }
     }
-    // 4. the gap
-    for (const [key, gap] of gaps) if (!sizes.has(key)) sizes.set(key, gap);
+    for (const [key, o] of offers) {
+      const [only] = o;
+      if (o.size === 1 && only !== undefined && only > 0 && !sizes.has(key)) {
+        set(key, only, 'expect_tx');
+        changed = true;
+      }
+    }
   }
-  return warps.map((w) =>
+  // 5. the gap
+  for (const [key, gap] of gaps) set(key, gap, 'gap');
+
+  const counts = new Map<string, number>();
+  const out = warps.map((w: readonly WarpEvent[]) =>
     w.map((e) => {
       if (e.k !== 'tma.load' || e.bytes !== undefined) return e;
-      const bytes = sizes.get(keyOf(e));
-      if (bytes === undefined) {
+      const key = keyOf(e);
+      const size = sizes.get(key);
+      if (size === undefined) {
         throw new UnsupportedError(
-          `cannot tell how many bytes the tensor copy at line ${e.loc.line} moves (its box size is in the host's tensor map); give --tma-bytes N`,
+          `cannot tell how many bytes the tensor copy at line ${e.loc.line} moves (its box size is in the host's tensor map); give --tma-box ${key}=ROWSxCOLSxBYTES or --tma-bytes N`,
           e.loc,
         );
       }
-      return { ...e, bytes };
+      counts.set(key, (counts.get(key) ?? 0) + e.copies);
+      return { ...e, bytes: size.bytes };
+    }),
+  );
+  const maps = [...sizes].filter(([key]) => counts.has(key)).map(([map, s]) => ({ map, bytes: s.bytes, how: s.how, copies: counts.get(map) ?? 0 }));
+  return { warps: out, maps };
+}
+
+/** The smallest of `xs` above a point. */
+function above(xs: number[]): (x: number) => number | undefined {
+  const sorted = [...new Set(xs)].sort((a, b) => a - b);
+  return (x) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sorted[mid] ?? 0) <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return sorted[lo];
+  };
+}
+
+/**
+ * Tensor stores read their box from shared memory: given by map, or the run of bytes the threads
+ * wrote starting at the store's source (what they staged for it). Unsized otherwise (one byte).
+ */
+function sizeStores(warps: readonly (readonly WarpEvent[])[], options: SizingOptions): WarpEvent[][] {
+  const staged = writeRanges(warps);
+  const stagedEnd = (x: number): number | undefined => {
+    for (const [lo, hi] of staged) if (x >= lo && x < hi) return hi;
+    return undefined;
+  };
+  // a staged run may span several slots of a ring: a store reads up to the next slot of its map
+  const bounds = new Map<string, number[]>();
+  const barriers: number[] = [];
+  for (const w of warps) {
+    for (const e of w) {
+      if (e.k === 'tma.store') bounds.set(keyOf(e), [...(bounds.get(keyOf(e)) ?? []), e.src]);
+      else if ('bar' in e) barriers.push(e.bar);
+    }
+  }
+  const caps = new Map([...bounds].map(([k, xs]) => [k, above([...xs, ...barriers])]));
+  return warps.map((w) =>
+    w.map((e) => {
+      if (e.k !== 'tma.store' || e.bytes !== undefined) return e;
+      const key = keyOf(e);
+      const given = options.boxes?.get(key) ?? options.boxes?.get(key.replace(/\+0$/, ''));
+      const staged = stagedEnd(e.src);
+      const end = staged === undefined ? undefined : Math.min(staged, caps.get(key)?.(e.src) ?? Infinity);
+      const bytes = given ?? (end !== undefined ? end - e.src : undefined);
+      return bytes !== undefined && bytes > 0 ? { ...e, bytes } : e;
     }),
   );
 }

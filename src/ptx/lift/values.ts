@@ -21,7 +21,25 @@ export class SymAddr {
   }
 }
 
-export type Scalar = bigint | SymAddr | Unknown;
+/**
+ * The state an mbarrier arrive returns (`mbarrier.arrive … state, [bar]`): which barrier, of which
+ * CTA, and the phase the arrive fell in. A token wait (`try_wait … [bar], state`) waits for that
+ * phase to complete. `site` identifies the arrive (for naming the token in the model).
+ */
+export class Token {
+  readonly cta: number;
+  readonly bar: number;
+  readonly phase: number;
+  readonly site: number;
+  constructor(cta: number, bar: number, phase: number, site: number) {
+    this.cta = cta;
+    this.bar = bar;
+    this.phase = phase;
+    this.site = site;
+  }
+}
+
+export type Scalar = bigint | SymAddr | Unknown | Token;
 export type Lanes = readonly Scalar[];
 export type Val = Scalar | Lanes;
 
@@ -45,6 +63,7 @@ export const UNINIT = new Unknown('an uninitialised register');
 export function sameScalar(a: Scalar, b: Scalar): boolean {
   if (a === b) return true;
   if (a instanceof SymAddr && b instanceof SymAddr) return a.base === b.base && a.offset === b.offset;
+  if (a instanceof Token && b instanceof Token) return a.cta === b.cta && a.bar === b.bar && a.phase === b.phase && a.site === b.site;
   return false;
 }
 
@@ -75,6 +94,7 @@ export function firstLane(m: number): number {
 export function scalarKey(x: Scalar): string {
   if (typeof x === 'bigint') return x.toString();
   if (x instanceof SymAddr) return `${x.base}+${x.offset}`;
+  if (x instanceof Token) return `token:${x.cta}:${x.bar}:${x.phase}:${x.site}`;
   return `?${x.why}`;
 }
 

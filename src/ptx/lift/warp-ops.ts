@@ -2,7 +2,9 @@
 import { num } from '../../ir/expr.ts';
 import type { Loc, Op, Ref } from '../../ir/program.ts';
 import type { WarpEvent } from './events.ts';
+import { mmaReads } from './footprint.ts';
 import type { ResourceMap } from './resources.ts';
+import type { SmemLayout } from './smem-layout.ts';
 
 export interface WarpOp {
   readonly op: Op;
@@ -28,7 +30,31 @@ function inAccessRun(ops: readonly WarpOp[], kind: 'read' | 'write', ref: Ref): 
   return false;
 }
 
-export function warpOps(events: readonly WarpEvent[], res: ResourceMap, blockThreads: number): WarpOp[] {
+/**
+ * Token variables for the arrives whose state a wait uses: `t0`, `t1`, … reused once a token's
+ * last wait has passed (the model keeps one slot per live token).
+ */
+function tokenNames(events: readonly WarpEvent[]): Map<number, string> {
+  const lastWait = new Map<number, number>();
+  events.forEach((e, i) => {
+    if (e.k === 'wait' && e.token !== undefined) lastWait.set(e.token, i);
+  });
+  const names = new Map<number, string>();
+  const busyUntil: number[] = [];
+  events.forEach((e, i) => {
+    if ((e.k === 'arrive' || e.k === 'arrive.expect_tx') && e.token !== undefined) {
+      const end = lastWait.get(e.token);
+      if (end === undefined) return;
+      let slot = busyUntil.findIndex((t) => t < i);
+      if (slot < 0) slot = busyUntil.push(0) - 1;
+      busyUntil[slot] = end;
+      names.set(e.token, `t${slot}`);
+    }
+  });
+  return names;
+}
+
+export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: SmemLayout, blockThreads: number, cta: number, ctas: number): WarpOp[] {
   const out: WarpOp[] = [];
   const local = (op: Op, loc: Loc): void => {
     out.push({ op, loc, collective: false });
@@ -36,46 +62,56 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, blockThr
   const collective = (op: Op, loc: Loc): void => {
     out.push({ op, loc, collective: true });
   };
+  const tokens = tokenNames(events);
   let issued: Ref[] = [];
   for (const e of events) {
     const loc = e.loc;
     switch (e.k) {
       case 'init':
-        for (let i = 0; i < e.threads; i++) local({ kind: 'init', target: res.barrier(e.bar), count: num(e.count) }, loc);
+        for (let i = 0; i < e.threads; i++) local({ kind: 'init', target: res.barrier(e.cta, e.bar), count: num(e.count) }, loc);
         break;
       case 'inval':
-        for (let i = 0; i < e.threads; i++) local({ kind: 'inval', target: res.barrier(e.bar) }, loc);
+        for (let i = 0; i < e.threads; i++) local({ kind: 'inval', target: res.barrier(e.cta, e.bar) }, loc);
         break;
-      case 'arrive':
-        local({ kind: 'arrive', target: res.barrier(e.bar), count: num(e.count) }, loc);
+      case 'arrive': {
+        const token = e.token === undefined ? undefined : tokens.get(e.token);
+        local({ kind: 'arrive', target: res.barrier(e.cta, e.bar), count: num(e.count), ...(token !== undefined ? { token } : {}) }, loc);
         break;
-      case 'arrive.expect_tx':
+      }
+      case 'arrive.expect_tx': {
+        const token = e.token === undefined ? undefined : tokens.get(e.token);
         if (e.threads === 1) {
-          local({ kind: 'arrive.expect_tx', target: res.barrier(e.bar), bytes: num(e.bytes) }, loc);
+          local({ kind: 'arrive.expect_tx', target: res.barrier(e.cta, e.bar), bytes: num(e.bytes), ...(token !== undefined ? { token } : {}) }, loc);
         } else {
-          local({ kind: 'expect_tx', target: res.barrier(e.bar), bytes: num(e.bytes * e.threads) }, loc);
-          local({ kind: 'arrive', target: res.barrier(e.bar), count: num(e.threads) }, loc);
+          local({ kind: 'expect_tx', target: res.barrier(e.cta, e.bar), bytes: num(e.bytes * e.threads) }, loc);
+          local({ kind: 'arrive', target: res.barrier(e.cta, e.bar), count: num(e.threads), ...(token !== undefined ? { token } : {}) }, loc);
         }
         break;
+      }
       case 'expect_tx':
       case 'complete_tx':
-        local({ kind: e.k, target: res.barrier(e.bar), bytes: num(e.bytes) }, loc);
+        local({ kind: e.k, target: res.barrier(e.cta, e.bar), bytes: num(e.bytes) }, loc);
         break;
-      case 'wait':
-        collective({ kind: 'wait', target: res.barrier(e.bar), parity: num(e.parity) }, loc);
+      case 'wait': {
+        const token = e.token === undefined ? undefined : tokens.get(e.token);
+        const target = res.barrier(e.cta, e.bar);
+        collective(token !== undefined ? { kind: 'wait.token', target, token } : { kind: 'wait', target, parity: num(e.parity) }, loc);
         break;
+      }
       case 'tma.load': {
         const bytes = e.bytes ?? 0;
-        const pieces = res.slots(e.dst, e.dst + bytes);
-        const barrier = res.barrier(e.bar);
-        for (const p of pieces) {
-          const value = e.src && bytes > 0 && e.src.offset % bytes === 0 && pieces.length === 1 ? { value: num(e.src.offset / bytes) } : {};
-          for (let i = 0; i < e.copies; i++) local({ kind: 'tma.load', target: p.ref, barrier, bytes: num(p.bytes), ...value }, loc);
+        for (const c of e.ctas ?? [e.cta]) {
+          const pieces = res.slots(c, e.dst, e.dst + bytes);
+          const barrier = res.barrier(c, e.bar);
+          for (const p of pieces) {
+            const value = e.src && bytes > 0 && e.src.offset % bytes === 0 && pieces.length === 1 ? { value: num(e.src.offset / bytes) } : {};
+            for (let i = 0; i < e.copies; i++) local({ kind: 'tma.load', target: p.ref, barrier, bytes: num(p.bytes), ...value }, loc);
+          }
         }
         break;
       }
       case 'tma.store':
-        for (const p of res.slots(e.src, e.src + (e.bytes ?? 1))) local({ kind: 'tma.store', target: p.ref }, loc);
+        for (const p of res.slots(e.cta, e.src, e.src + (e.bytes ?? 1))) local({ kind: 'tma.store', target: p.ref }, loc);
         break;
       case 'bulk.commit':
         local({ kind: 'bulk.commit' }, loc);
@@ -83,15 +119,16 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, blockThr
       case 'bulk.wait':
         local({ kind: 'bulk.wait', pending: num(e.pending) }, loc);
         break;
-      case 'mma':
-        for (const a of e.addrs) {
-          for (const p of res.slots(a, a + 1)) {
+      case 'mma': {
+        for (const [lo, hi] of mmaReads(e, layout)) {
+          for (const p of res.slots(e.cta, lo, hi)) {
             if (issued.some((r) => sameRef(r, p.ref))) continue;
             issued.push(p.ref);
             collective({ kind: 'wgmma.issue', target: p.ref, commit: false }, loc);
           }
         }
         break;
+      }
       case 'wgmma.commit':
         issued = [];
         collective({ kind: 'wgmma.commit' }, loc);
@@ -101,14 +138,17 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, blockThr
         break;
       case 'bar.sync':
       case 'bar.arrive':
-        collective({ kind: e.k, id: num(e.id), threads: num(e.threads ?? blockThreads) }, loc);
+        collective({ kind: e.k, id: num(res.namedId(cta, e.id)), threads: num(e.threads ?? blockThreads) }, loc);
+        break;
+      case 'cluster.sync':
+        collective({ kind: 'bar.sync', id: num(res.clusterBarrier), threads: num(blockThreads * ctas) }, loc);
         break;
       case 'fence.proxy.async':
         collective({ kind: 'fence.proxy.async' }, loc);
         break;
       case 'read':
       case 'write':
-        for (const p of res.slots(e.lo, e.hi)) {
+        for (const p of res.slots(e.cta, e.lo, e.hi)) {
           // in a run of generic accesses with no synchronization between them, order does not
           // matter: one read (write) per slot stands for the run (a loop of loads over a slot)
           if (inAccessRun(out, e.k, p.ref)) continue;

@@ -72,7 +72,15 @@ export interface Block {
   readonly loc: Loc;
 }
 
-export type Statement = Instruction | Label | RegDecl | VarDecl | Block;
+/** `L: .branchtargets A, B, C;`: the jump table of a `brx.idx …, L`. */
+export interface BranchTargets {
+  readonly kind: 'targets';
+  readonly name: string;
+  readonly labels: readonly string[];
+  readonly loc: Loc;
+}
+
+export type Statement = Instruction | Label | RegDecl | VarDecl | Block | BranchTargets;
 
 /** A kernel or function parameter (`.param` or, for `.func`, `.reg`). */
 export interface ParamDecl {
@@ -89,6 +97,8 @@ export interface PerfDirectives {
   readonly reqntid?: readonly number[];
   readonly maxnreg?: number;
   readonly minnctapersm?: number;
+  /** `.reqnctapercluster X, Y, Z`: the cluster shape the kernel must be launched with. */
+  readonly reqnctapercluster?: readonly number[];
 }
 
 export interface PtxFunction {

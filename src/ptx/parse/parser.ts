@@ -5,6 +5,7 @@
 import { InputError } from '../../diag.ts';
 import type { Loc } from '../../ir/program.ts';
 import type {
+  BranchTargets,
   Block, Guard, Instruction, Operand, ParamDecl, PerfDirectives, PtxFunction, PtxModule, RegDecl, Statement, StateSpace, VarDecl,
 } from './ast.ts';
 import { STATE_SPACES } from './ast.ts';
@@ -249,7 +250,7 @@ class Parser {
   }
 
   private perfDirectives(): PerfDirectives {
-    const perf: { maxntid?: number[]; reqntid?: number[]; maxnreg?: number; minnctapersm?: number } = {};
+    const perf: { maxntid?: number[]; reqntid?: number[]; maxnreg?: number; minnctapersm?: number; reqnctapercluster?: number[] } = {};
     for (;;) {
       const t = this.peek();
       if (t.kind === 'dir' && t.text === '.pragma') {
@@ -271,6 +272,7 @@ class Parser {
       else if (t.text === '.reqntid') perf.reqntid = nums;
       else if (t.text === '.maxnreg' && nums[0] !== undefined) perf.maxnreg = nums[0];
       else if (t.text === '.minnctapersm' && nums[0] !== undefined) perf.minnctapersm = nums[0];
+      else if (t.text === '.reqnctapercluster') perf.reqnctapercluster = nums;
     }
   }
 
@@ -323,9 +325,22 @@ class Parser {
     if (t.kind === 'ident' && this.isPunct(':', 1)) {
       this.next();
       this.next();
+      if (this.peek().kind === 'dir' && this.peek().text === '.branchtargets') return this.branchTargets(t);
       return { kind: 'label', name: t.text, loc: this.loc(t) };
     }
     return this.instruction();
+  }
+
+  /** `name: .branchtargets L1, L2, …;` (the label is already read). */
+  private branchTargets(name: Token): BranchTargets {
+    this.next();
+    const labels: string[] = [];
+    for (;;) {
+      labels.push(this.expectIdent('a label in .branchtargets').text);
+      if (this.acceptPunct(';')) break;
+      this.expectPunct(',', 'between the labels of .branchtargets');
+    }
+    return { kind: 'targets', name: name.text, labels, loc: this.loc(name) };
   }
 
   private regDecl(): RegDecl {

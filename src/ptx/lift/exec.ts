@@ -1,0 +1,315 @@
+// Arithmetic, moves and memory instructions of one warp (the non-synchronizing part of PTX).
+// Data the lifter does not know (global loads, floats it cannot compute) becomes Unknown with
+// the reason; shared memory holds the values threads store (sim.ts), so a value one warp stores
+// and another loads after a barrier is known to both.
+import {
+  bfe, bfi, binary, boolOp, compare, convert, cvta, fit, lop3, mad, notPred, prmt, select, shf, u, unary,
+} from './alu.ts';
+import { floatOp } from './float.ts';
+import type { Arg, FlatInstr } from './flatten.ts';
+import { opType, stateSpace, typeBytes, type Opcode } from './opcode.ts';
+import type { Frame, WarpInterp } from './warp.ts';
+import { CLUSTER_BASE, CTA_WINDOW } from './warp.ts';
+import { isLanes, laneOf, SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
+
+/** Execute a non-synchronizing instruction (isExecInstr says which; it never waits). */
+export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): undefined {
+  const op = ins.op;
+  const a = ins.args;
+  const line = ins.loc.line;
+  const r = (i: number): Val => {
+    const x = a[i];
+    return x ? w.read(fr, x) : new Unknown('a missing operand');
+  };
+  const t = opType(op);
+  if (t.float && FLOAT_BASES.has(op.base)) {
+    const n = op.base === 'fma' || op.base === 'mad' ? 3 : UNARY_FLOAT.has(op.base) ? 1 : 2;
+    const ins3 = [r(1), r(2), r(3)].slice(0, n);
+    w.write(fr, a[0], w.map(m, ins3, (xs) => floatOp(op, xs, line)), m);
+    return handled();
+  }
+  switch (op.base) {
+    case 'mov':
+      mov(w, fr, ins, m);
+      return handled();
+    case 'add': case 'sub': case 'and': case 'or': case 'xor': case 'shl': case 'shr':
+    case 'min': case 'max': case 'div': case 'rem': case 'mul': case 'mul24':
+      if (t.name === 'pred') w.write(fr, a[0], w.map(m, [r(1), r(2)], ([x = UNINIT, y = UNINIT]) => boolOp(op.base, x, y)), m);
+      else w.write(fr, a[0], w.map(m, [r(1), r(2)], ([x = UNINIT, y = UNINIT]) => binary(op, x, y, line)), m);
+      return handled();
+    case 'mad': case 'mad24':
+      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => mad(op, x, y, z, line)), m);
+      return handled();
+    case 'not': case 'cnot': case 'neg': case 'abs': case 'popc': case 'clz': case 'brev': case 'bfind':
+      if (t.name === 'pred' && op.base === 'not') w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => notPred(x)), m);
+      else w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => unary(op, x, line)), m);
+      return handled();
+    case 'setp':
+      setp(w, fr, ins, m);
+      return handled();
+    case 'selp':
+      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, c = UNINIT]) => fit(select(x, y, c), t)), m);
+      return handled();
+    case 'cvt':
+      w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => (op.types.some((x) => x.float) ? floatOp(op, [x], line) : convert(op, x, line))), m);
+      return handled();
+    case 'cvta':
+      w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => cvta(op, x)), m);
+      return handled();
+    case 'bfe':
+      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => bfe(op, x, y, z)), m);
+      return handled();
+    case 'bfi':
+      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3), r(4)], ([p = UNINIT, x = UNINIT, y = UNINIT, z = UNINIT]) => bfi(op, p, x, y, z)), m);
+      return handled();
+    case 'lop3':
+      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3), r(4)], ([p = UNINIT, x = UNINIT, y = UNINIT, z = UNINIT]) => lop3(p, x, y, z)), m);
+      return handled();
+    case 'prmt':
+      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => (op.parts.length > 1 ? w.unknownResult(ins) : prmt(x, y, z))), m);
+      return handled();
+    case 'shf':
+      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => shf(op, x, y, z)), m);
+      return handled();
+    case 'ld': case 'ldu':
+      load(w, fr, ins, m);
+      return handled();
+    case 'st':
+      if (op.mods.has('async')) w.unsupported(`'${op.text}' at line ${line} (remote shared-memory stores with mbarrier completion)`, ins.loc);
+      store(w, fr, ins, m);
+      return handled();
+    case 'atom': case 'red':
+      if (op.mods.has('async')) w.unsupported(`'${op.text}' at line ${line} (remote shared-memory reductions with mbarrier completion)`, ins.loc);
+      atomic(w, fr, ins, m);
+      return handled();
+    case 'stmatrix':
+      smemRange(w, fr, ins, m, a[0], 16, 'write');
+      return handled();
+    case 'ldmatrix':
+      smemRange(w, fr, ins, m, a[1], 16, 'read');
+      w.clobber(fr, ins, m);
+      return handled();
+    case 'activemask':
+      w.write(fr, a[0], BigInt(m >>> 0), m);
+      return handled();
+    case 'getctarank':
+      w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => (typeof x === 'bigint' && x >= CLUSTER_BASE ? BigInt(Math.floor(Number(x - CLUSTER_BASE) / CTA_WINDOW)) : BigInt(w.cta))), m);
+      return handled();
+    case 'membar': case 'griddepcontrol': case 'nanosleep': case 'prefetch': case 'prefetchu':
+    case 'pmevent': case 'applypriority': case 'discard': case 'tensormap': case 'createpolicy':
+      if (op.base === 'createpolicy') w.clobber(fr, ins, m);
+      return handled();
+    case 'tcgen05':
+      return w.unsupported(`'${op.text}' at line ${line} (Blackwell tcgen05 is not modelled)`, ins.loc);
+    default:
+      w.clobber(fr, ins, m);
+      return handled();
+  }
+}
+
+/** execInstr's "handled, nothing to wait for" (a separate function keeps the switch readable). */
+function handled(): undefined {
+  return undefined;
+}
+
+const FLOAT_BASES = new Set(['add', 'sub', 'mul', 'fma', 'mad', 'div', 'min', 'max', 'neg', 'abs', 'rcp', 'sqrt', 'rsqrt', 'ex2', 'lg2', 'sin', 'cos', 'tanh', 'copysign', 'testp']);
+const UNARY_FLOAT = new Set(['neg', 'abs', 'rcp', 'sqrt', 'rsqrt', 'ex2', 'lg2', 'sin', 'cos', 'tanh', 'testp']);
+
+/** Is this one of execInstr's instructions? (sync-ops.ts handles the rest.) */
+export function isExecInstr(op: Opcode): boolean {
+  if (opType(op).float && FLOAT_BASES.has(op.base)) return true;
+  return EXEC_BASES.has(op.base);
+}
+
+const EXEC_BASES = new Set([
+  'mov', 'add', 'sub', 'and', 'or', 'xor', 'shl', 'shr', 'min', 'max', 'div', 'rem', 'mul', 'mul24', 'mad', 'mad24', 'not', 'cnot',
+  'neg', 'abs', 'popc', 'clz', 'brev', 'bfind', 'setp', 'selp', 'cvt', 'cvta', 'bfe', 'bfi', 'lop3', 'prmt', 'shf', 'ld', 'ldu', 'st',
+  'atom', 'red', 'stmatrix', 'ldmatrix', 'activemask', 'getctarank', 'membar', 'griddepcontrol', 'nanosleep', 'prefetch', 'prefetchu',
+  'pmevent', 'applypriority', 'discard', 'tensormap', 'createpolicy', 'tcgen05',
+]);
+
+function mov(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const [d, s0] = ins.args;
+  if (!d || !s0) return;
+  const t = opType(ins.op);
+  if (d.k === 'vec' && s0.k !== 'vec') {
+    // unpack: mov.b64 {%r1, %r2}, %rd
+    const src = w.read(fr, s0);
+    const n = d.items.length;
+    const eb = t.bits / n;
+    d.items.forEach((item, i) => {
+      w.write(fr, item, w.map(m, [src], ([x = UNINIT]) => (typeof x === 'bigint' ? u(x >> BigInt(eb * i), eb) : x instanceof Unknown ? x : w.unknownResult(ins))), m);
+    });
+    return;
+  }
+  if (s0.k === 'vec' && d.k !== 'vec') {
+    const vals = s0.items.map((x) => w.read(fr, x));
+    const eb = t.bits / Math.max(1, vals.length);
+    w.write(fr, d, w.map(m, vals, (xs) => {
+      let out = 0n;
+      for (let i = 0; i < xs.length; i++) {
+        const x = xs[i] ?? UNINIT;
+        if (typeof x !== 'bigint') return x instanceof Unknown ? x : w.unknownResult(ins);
+        out |= u(x, eb) << BigInt(eb * i);
+      }
+      return out;
+    }), m);
+    return;
+  }
+  if (s0.k === 'label' || s0.k === 'func' || s0.k === 'targets') {
+    w.write(fr, d, w.unknownResult(ins), m);
+    return;
+  }
+  const v = w.read(fr, s0);
+  w.write(fr, d, isLanes(v) ? v.map((x) => fit(x, t)) : fit(v, t), m);
+}
+
+function setp(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const [d, a0, b0, c0] = ins.args;
+  if (!d || !a0 || !b0) return;
+  const comb = ins.op.parts[1];
+  const combine = comb === 'and' || comb === 'or' || comb === 'xor' ? comb : undefined;
+  const x = w.read(fr, a0);
+  const y = w.read(fr, b0);
+  const c = c0 && combine ? w.read(fr, c0) : undefined;
+  const line = ins.loc.line;
+  const float = opType(ins.op).float;
+  const cmp = (xa: Scalar, ya: Scalar): Scalar => (float ? floatOp(ins.op, [xa, ya], line) : compare(ins.op, xa, ya, line));
+  const p = w.map(m, c ? [x, y, c] : [x, y], ([xa = UNINIT, ya = UNINIT, ca]) => {
+    const r0 = cmp(xa, ya);
+    return ca !== undefined && combine ? boolOp(combine, r0, ca) : r0;
+  });
+  if (d.k === 'pair') {
+    const q = w.map(m, c ? [x, y, c] : [x, y], ([xa = UNINIT, ya = UNINIT, ca]) => {
+      const r0 = notPred(cmp(xa, ya));
+      return ca !== undefined && combine ? boolOp(combine, r0, ca) : r0;
+    });
+    w.write(fr, d.first, p, m);
+    w.write(fr, d.second, q, m);
+  } else {
+    w.write(fr, d, p, m);
+  }
+}
+
+/** Shared-memory addresses of the active lanes: CTA rank and byte offset each. */
+function smemLanes(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined): { cta: number; addr: number }[] {
+  if (!addrArg) w.unsupported(`missing address in '${ins.op.text}' at line ${ins.loc.line}`, ins.loc);
+  const v = w.address(fr, addrArg);
+  if (!isLanes(v)) return [w.smem(v, ins, 'shared-memory')];
+  const out: { cta: number; addr: number }[] = [];
+  for (let l = 0; l < WARP; l++) if ((m >>> l) & 1) out.push(w.smem(v[l] ?? UNINIT, ins, 'shared-memory'));
+  return out;
+}
+
+/** Record a generic shared-memory access of the warp: one range per CTA it touches. */
+export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined, bytes: number, kind: 'read' | 'write'): void {
+  const byCta = new Map<number, { lo: number; hi: number }>();
+  for (const x of smemLanes(w, fr, ins, m, addrArg)) {
+    const r = byCta.get(x.cta) ?? { lo: Infinity, hi: -Infinity };
+    r.lo = Math.min(r.lo, x.addr);
+    r.hi = Math.max(r.hi, x.addr + bytes);
+    byCta.set(x.cta, r);
+    if (kind === 'write') w.sim.cta(x.cta).smem.forget(x.addr, x.addr + bytes);
+  }
+  for (const [cta, { lo, hi }] of byCta) if (lo < hi) w.event({ k: kind, cta, lo, hi, loc: ins.loc });
+}
+
+/** Which memory an address operand points to, per its state space and value. */
+function classify(op: Opcode, v: Val): 'shared' | 'frame' | 'global' {
+  const space = stateSpace(op);
+  if (space === 'shared') return 'shared';
+  if (space === 'global' || space === 'const') return 'global';
+  if (space === 'param' || space === 'local') return 'frame';
+  const x = isLanes(v) ? (v.find((e) => !(e instanceof Unknown)) ?? UNINIT) : v;
+  if (x instanceof SymAddr) return x.base.startsWith('f') ? 'frame' : 'global';
+  if (typeof x === 'bigint' && x >= SHARED_GENERIC_BASE && x < SHARED_GENERIC_BASE + SHARED_WINDOW) return 'shared';
+  return 'global';
+}
+
+function load(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const [d, addrArg] = ins.args;
+  if (!d || !addrArg) return;
+  const t = opType(ins.op);
+  const eb = typeBytes(t.name) || 4;
+  const n = ins.op.vector;
+  const addr = w.address(fr, addrArg);
+  const where = classify(ins.op, addr);
+  const items = d.k === 'vec' ? d.items : [d];
+  if (where === 'shared') {
+    smemRange(w, fr, ins, m, addrArg, eb * n, 'read');
+    items.forEach((item, i) => {
+      const v = w.map(m, [addr], ([x = UNINIT]) => {
+        if (typeof x !== 'bigint') return new Unknown(`shared-memory data loaded at line ${ins.loc.line}`);
+        const at = w.smem(x, ins, 'shared-memory');
+        const got = w.sim.cta(at.cta).smem.load(at.addr + i * eb, eb);
+        return got !== undefined && !isLanes(got) ? got : new Unknown(`shared-memory data loaded at line ${ins.loc.line}`);
+      });
+      w.write(fr, item, v, m);
+    });
+    return;
+  }
+  if (where === 'global') {
+    w.write(fr, d, new Unknown(`data loaded at line ${ins.loc.line}`), m);
+    return;
+  }
+  items.forEach((item, i) => {
+    // a uniform address may hold a per-lane value (local memory): keep its lanes
+    if (!isLanes(addr) && addr instanceof SymAddr) {
+      w.write(fr, item, w.memLoad(new SymAddr(addr.base, addr.offset + BigInt(i * eb)), eb, t.float), m);
+      return;
+    }
+    const v = w.map(m, [addr], ([x = UNINIT]) => {
+      if (x instanceof SymAddr) {
+        const got = w.memLoad(new SymAddr(x.base, x.offset + BigInt(i * eb)), eb, t.float);
+        return isLanes(got) ? laneOf(got, 0) : got;
+      }
+      return new Unknown(`data loaded at line ${ins.loc.line}`);
+    });
+    w.write(fr, item, v, m);
+  });
+}
+
+function store(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const [addrArg, src] = ins.args;
+  if (!addrArg || !src) return;
+  const eb = typeBytes(opType(ins.op).name) || 4;
+  const n = ins.op.vector;
+  const addr = w.address(fr, addrArg);
+  const where = classify(ins.op, addr);
+  const items = src.k === 'vec' ? src.items : [src];
+  if (where === 'shared') {
+    smemRange(w, fr, ins, m, addrArg, eb * n, 'write');
+    items.forEach((item, i) => {
+      const v = w.read(fr, item);
+      for (let l = 0; l < WARP; l++) {
+        if (((m >>> l) & 1) === 0) continue;
+        const x = laneOf(addr, l);
+        if (typeof x !== 'bigint') continue;
+        const at = w.smem(x, ins, 'shared-memory');
+        const val = laneOf(v, l);
+        w.sim.cta(at.cta).smem.store(at.addr + i * eb, eb, typeof val === 'bigint' ? u(val, eb * 8) : undefined);
+      }
+    });
+    return;
+  }
+  if (where === 'global') return;
+  items.forEach((item, i) => {
+    const v = w.read(fr, item);
+    if (!isLanes(addr)) {
+      if (addr instanceof SymAddr) w.memStore(new SymAddr(addr.base, addr.offset + BigInt(i * eb)), v, eb, m);
+      return;
+    }
+    for (let l = 0; l < WARP; l++) {
+      const x = addr[l];
+      if ((m >>> l) & 1 && x instanceof SymAddr) w.memStore(new SymAddr(x.base, x.offset + BigInt(i * eb)), laneOf(v, l), eb, 1 << l);
+    }
+  });
+}
+
+function atomic(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const hasDest = ins.op.base === 'atom';
+  const addrArg = ins.args[hasDest ? 1 : 0];
+  const eb = typeBytes(opType(ins.op).name) || 4;
+  if (addrArg && classify(ins.op, w.address(fr, addrArg)) === 'shared') smemRange(w, fr, ins, m, addrArg, eb, 'write');
+  if (hasDest) w.clobber(fr, ins, m);
+}

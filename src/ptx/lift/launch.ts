@@ -1,0 +1,170 @@
+// Launch values: what a kernel reads that the launch decides. Scalar parameters, the fields of
+// parameters passed by value as byte arrays (CUTLASS `Params`, ThunderKittens globals, FA3
+// arguments: read as `ld.param` at an offset), and the grid and cluster shape. The lifter never
+// refuses them as "loaded data": each is a launch variable with a value — fixed by the user
+// (`--param NAME+OFFSET:u32=V`, `--grid`, `--cluster`), or chosen by the lifter's sweep — and
+// every variable the kernel read is reported with the value it was lifted at.
+import { InputError } from '../../diag.ts';
+import type { ParamDecl, PtxFunction } from '../parse/ast.ts';
+import { typeBytes } from './opcode.ts';
+import { SymAddr, type Scalar } from './values.ts';
+
+export type LaunchKind = 'int' | 'float' | 'pointer';
+
+/** One launch variable: a scalar param, a field of a by-value param, or a grid/cluster dimension. */
+export interface LaunchVar {
+  /** `K`, `params+8` (a field), `grid.x`, `cluster.y`. */
+  readonly key: string;
+  readonly kind: LaunchKind;
+  readonly bytes: number;
+  /** The PTX parameter it lives in (for messages), and the byte offset of a field. */
+  readonly param?: string;
+  readonly offset?: number;
+}
+
+/** The values a run uses: user-fixed ones, then an assignment from the sweep, then the defaults. */
+export interface LaunchAssignment {
+  readonly values: ReadonlyMap<string, bigint>;
+}
+
+/** The default of an integer launch value: one tile, one k-block, one CTA (the sweep varies the ones that matter). */
+export const DEFAULT_INT = 1n;
+/** Floats default to 1.0 (alpha = beta = 1: the epilogue reads its source; the sweep tries 0.0 where it matters). */
+export const DEFAULT_FLOAT_BITS = 0x3f800000n;
+
+const F32 = new Float32Array(1);
+const U32 = new Uint32Array(F32.buffer);
+const F64 = new Float64Array(1);
+const U64 = new BigUint64Array(F64.buffer);
+
+export function floatBits(x: number, bytes: number): bigint {
+  if (bytes === 8) {
+    F64[0] = x;
+    return U64[0] ?? 0n;
+  }
+  F32[0] = x;
+  return BigInt(U32[0] ?? 0);
+}
+
+export function bitsFloat(bits: bigint, bytes: number): number {
+  if (bytes === 8) {
+    U64[0] = BigInt.asUintN(64, bits);
+    return F64[0] ?? Number.NaN;
+  }
+  U32[0] = Number(BigInt.asUintN(32, bits));
+  return F32[0] ?? Number.NaN;
+}
+
+export interface GridShape {
+  readonly grid: readonly [number, number, number];
+  readonly cluster: readonly [number, number, number];
+}
+
+/**
+ * The launch values one run reads. Created per run with the assignment to use; `reads` then lists
+ * every variable the kernel touched with the value it got.
+ */
+export class LaunchValues {
+  readonly reads = new Map<string, { readonly v: LaunchVar; readonly value: bigint | SymAddr }>();
+  private readonly values: ReadonlyMap<string, bigint>;
+  private readonly kernel: PtxFunction;
+
+  constructor(kernel: PtxFunction, values: ReadonlyMap<string, bigint>) {
+    this.kernel = kernel;
+    this.values = values;
+  }
+
+  /** A scalar parameter (`ld.param.u32 %r, [K]`); pointers stay symbolic addresses unless given. */
+  scalar(p: ParamDecl, index: number): Scalar {
+    const bytes = typeBytes(p.type) || 8;
+    const key = p.name;
+    const given = this.values.get(key) ?? this.values.get(String(index));
+    const kind: LaunchKind = /^f/.test(p.type) ? 'float' : bytes >= 8 ? 'pointer' : 'int';
+    const v: LaunchVar = { key, kind, bytes, param: p.name };
+    const value = given ?? (kind === 'pointer' ? new SymAddr(`ptr:${p.name}`, 0n) : kind === 'float' ? DEFAULT_FLOAT_BITS : DEFAULT_INT);
+    this.reads.set(key, { v, value });
+    return value;
+  }
+
+  /**
+   * A field of a by-value parameter, read with a given type. Integer fields default to 1 and
+   * 64-bit ones to 0: a 64-bit field is a pointer or a stride, and a struct's optional pointers
+   * (CUTLASS's `beta_ptr`, `ptr_C`) are null unless the user gives them; float fields are 1.0.
+   */
+  field(p: ParamDecl, offset: number, bytes: number, float: boolean): Scalar {
+    const key = `${p.name}+${offset}`;
+    const given = this.values.get(key);
+    const kind: LaunchKind = float ? 'float' : 'int';
+    const v: LaunchVar = { key, kind, bytes, param: p.name, offset };
+    let value: bigint;
+    if (given !== undefined) value = BigInt.asUintN(bytes * 8, given);
+    else if (kind === 'float') value = bytes === 8 ? floatBits(1, 8) : DEFAULT_FLOAT_BITS;
+    else value = bytes >= 8 ? 0n : DEFAULT_INT;
+    const prev = this.reads.get(key);
+    // one field read with two types (a u64 read as two u32) keeps the first kind
+    if (!prev) this.reads.set(key, { v, value });
+    return value;
+  }
+
+  /** Grid (`grid.x`) or cluster (`cluster.x`) dimension. */
+  dim(key: string, fallback: number): number {
+    const given = this.values.get(key);
+    const value = given ?? BigInt(fallback);
+    this.reads.set(key, { v: { key, kind: 'int', bytes: 4 }, value });
+    return Number(value);
+  }
+
+  /** Whether the user fixed this launch value (`K`, `params+640`). */
+  isGiven(key: string): boolean {
+    return this.values.has(key);
+  }
+
+  get kernelName(): string {
+    return this.kernel.name;
+  }
+}
+
+/** `NAME=V`, `NAME+OFF:TYPE=V`, `INDEX=V`, `INDEX+OFF:TYPE=V`: a user's launch value, keyed as LaunchValues reads it. */
+export function parseLaunchParam(kernel: PtxFunction, name: string, value: string): { key: string; value: bigint } {
+  const m = /^([A-Za-z_$.%][\w$.%]*|\d+)(?:\+(\d+)(?::([a-z]\d+))?)?$/.exec(name);
+  if (!m) throw new InputError(`--param ${name}=${value}: expected NAME=V, NAME+OFFSET:TYPE=V or a parameter index`);
+  const [, who = '', off, type] = m;
+  const byIndex = /^\d+$/.test(who) ? kernel.params[Number(who)] : undefined;
+  const p = byIndex ?? kernel.params.find((x) => x.name === who);
+  if (!p) {
+    throw new InputError(`kernel ${kernel.name} has no parameter '${who}' (parameters: ${kernel.params.map((x, i) => `${i}: ${x.name}`).join(', ') || 'none'})`);
+  }
+  if (off === undefined) {
+    if (p.elements !== undefined) {
+      throw new InputError(`parameter ${p.name} is a ${p.elements}-byte struct passed by value: give one of its fields, e.g. --param ${p.name}+OFFSET:u32=V`);
+    }
+    return { key: p.name, value: parseValue(value, typeBytes(p.type) || 8, /^f/.test(p.type), name) };
+  }
+  const size = p.elements === undefined ? typeBytes(p.type) || 8 : (typeBytes(p.type) || 1) * p.elements;
+  const t = type ?? 'u32';
+  const bytes = typeBytes(t);
+  if (bytes === 0) throw new InputError(`--param ${name}: unknown type '${t}' (use u32, s32, u64, f32, …)`);
+  const offset = Number(off);
+  if (offset + bytes > size) throw new InputError(`--param ${name}: parameter ${p.name} has ${size} bytes; a ${t} at offset ${offset} does not fit`);
+  return { key: `${p.name}+${offset}`, value: parseValue(value, bytes, t.startsWith('f'), name) };
+}
+
+function parseValue(text: string, bytes: number, float: boolean, name: string): bigint {
+  if (float) {
+    const x = Number(text);
+    if (!Number.isFinite(x)) throw new InputError(`--param ${name}=${text}: not a number`);
+    return floatBits(x, bytes);
+  }
+  if (!/^-?(0x[0-9a-f]+|\d+)$/i.test(text)) throw new InputError(`--param ${name}=${text}: not an integer`);
+  return BigInt.asUintN(bytes * 8, BigInt(text));
+}
+
+/** `X,Y,Z` (Y and Z default to 1). */
+export function parseDims(flag: string, text: string): [number, number, number] {
+  const parts = text.split(',').map((x) => x.trim());
+  if (parts.length < 1 || parts.length > 3 || !parts.every((x) => /^\d+$/.test(x) && Number(x) >= 1)) {
+    throw new InputError(`--${flag} ${text}: expected X[,Y[,Z]] with positive integers`);
+  }
+  const [x = 1, y = 1, z = 1] = parts.map(Number);
+  return [x, y, z];
+}

@@ -1,0 +1,431 @@
+// Synchronization instructions of one warp: mbarriers, TMA bulk copies, wgmma groups, named and
+// cluster barriers, proxy fences. Each records the events the model is built from
+// (events.ts) and drives the concrete synchronization state of the run (sim.ts); an instruction
+// that must wait for other warps returns a Block and runs again once the scheduler resumes it.
+import { u } from './alu.ts';
+import { collectiveInstr } from './collectives.ts';
+import type { WarpEvent } from './events.ts';
+import type { Arg, FlatInstr } from './flatten.ts';
+import { smemRange } from './exec.ts';
+import type { Loc } from '../../ir/program.ts';
+import type { Frame, WarpInterp } from './warp.ts';
+import { CLUSTER_BASE, CTA_WINDOW } from './warp.ts';
+import { launchSource } from './launch-slice.ts';
+import { firstLane, isLanes, laneOf, popcount, SymAddr, Token, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
+
+/** What a warp waits for. */
+export type Block =
+  | { readonly kind: 'mbar'; readonly cta: number; readonly bar: number; readonly parity: number; readonly loc: Loc }
+  | { readonly kind: 'token'; readonly cta: number; readonly bar: number; readonly phase: number; readonly site: number; readonly loc: Loc }
+  | { readonly kind: 'named'; readonly cta: number; readonly id: number; readonly generation: number; readonly loc: Loc }
+  | { readonly kind: 'cluster'; readonly generation: number; readonly loc: Loc };
+
+/** Unsized tensor copies issued on a barrier in its current phase: they bring whatever bytes it still expects. */
+const unsizedCopies = new WeakMap<object, Map<number, number>>();
+
+/** Execute a synchronization (or collective) instruction; a Block when the warp must wait. */
+export function syncInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | undefined {
+  switch (ins.op.base) {
+    case 'mbarrier':
+      return mbarrier(w, fr, ins, m);
+    case 'cp':
+      copy(w, fr, ins, m);
+      return undefined;
+    case 'wgmma':
+      wgmma(w, fr, ins, m);
+      return undefined;
+    case 'bar':
+    case 'barrier':
+      return barrier(w, fr, ins, m);
+    case 'fence':
+      if (ins.op.parts[0]?.startsWith('proxy') && ins.op.parts[1]?.startsWith('async')) w.event({ k: 'fence.proxy.async', loc: ins.loc });
+      return undefined;
+    case 'mapa':
+      mapa(w, fr, ins, m);
+      return undefined;
+    case 'setmaxnreg':
+      return undefined;
+    default:
+      if (!collectiveInstr(w, fr, ins, m)) w.clobber(fr, ins, m);
+      return undefined;
+  }
+}
+
+// ---- mbarrier -----------------------------------------------------------------------------
+
+function operand(w: WarpInterp, fr: Frame, ins: FlatInstr, i: number): Val {
+  const x = ins.args[i];
+  return x ? w.read(fr, x) : new Unknown('a missing operand');
+}
+
+function addrOperand(w: WarpInterp, fr: Frame, ins: FlatInstr, i: number): Val {
+  const x = ins.args[i];
+  if (!x) w.unsupported(`missing barrier address in '${ins.op.text}' at line ${ins.loc.line}`, ins.loc);
+  return w.address(fr, x);
+}
+
+function completeWithCopies(w: WarpInterp, cta: number, bar: number): void {
+  const c = w.sim.cta(cta);
+  const b = c.mbar(bar);
+  if (!b) return;
+  const unsized = unsizedCopies.get(c)?.get(bar) ?? 0;
+  // unsized tensor copies of this phase bring the bytes still expected (the model checks the real sizes)
+  if (b.pending <= 0 && b.tx > 0 && unsized > 0) b.tx = 0;
+  const before = b.phase;
+  c.complete(bar);
+  if (b.phase !== before) unsizedCopies.get(c)?.delete(bar);
+}
+
+function mbarrier(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | undefined {
+  const op = ins.op;
+  const action = op.parts[0];
+  const loc = ins.loc;
+  switch (action) {
+    case 'init':
+      for (const g of w.laneGroups(m, [addrOperand(w, fr, ins, 0), operand(w, fr, ins, 1)])) {
+        const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
+        const count = w.known(g.xs[1] ?? UNINIT, 'the count', ins);
+        w.event({ k: 'init', cta: at.cta, bar: at.addr, count, threads: g.n, loc });
+        w.sim.cta(at.cta).mbars.set(at.addr, { phase: 0, pending: count, expected: count, tx: 0 });
+      }
+      return undefined;
+    case 'inval':
+      for (const g of w.laneGroups(m, [addrOperand(w, fr, ins, 0)])) {
+        const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
+        w.event({ k: 'inval', cta: at.cta, bar: at.addr, threads: g.n, loc });
+        w.sim.cta(at.cta).mbars.delete(at.addr);
+      }
+      return undefined;
+    case 'arrive':
+    case 'arrive_drop':
+      arrive(w, fr, ins, m, action === 'arrive_drop');
+      return undefined;
+    case 'expect_tx':
+    case 'complete_tx':
+      for (const g of w.laneGroups(m, [addrOperand(w, fr, ins, 0), operand(w, fr, ins, 1)])) {
+        const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
+        const bytes = w.known(g.xs[1] ?? UNINIT, 'the byte count', ins) * g.n;
+        const txFrom = action === 'expect_tx' ? txSource(w, fr, ins, 1) : undefined;
+        w.event({ k: action, cta: at.cta, bar: at.addr, bytes, ...(txFrom !== undefined ? { txFrom } : {}), loc });
+        const b = w.sim.cta(at.cta).mbar(at.addr);
+        if (b) {
+          b.tx += action === 'expect_tx' ? bytes : -bytes;
+          completeWithCopies(w, at.cta, at.addr);
+        }
+      }
+      return undefined;
+    case 'try_wait':
+    case 'test_wait':
+      return wait(w, fr, ins, m);
+    case 'pending_count':
+      w.clobber(fr, ins, m);
+      return undefined;
+    default:
+      w.clobber(fr, ins, m);
+      return undefined;
+  }
+}
+
+/** The launch value an expect_tx byte count comes from, when the user did not give it. */
+function txSource(w: WarpInterp, fr: Frame, ins: FlatInstr, arg: number): string | undefined {
+  return launchSource(fr.fn, ins.args[arg], (key) => w.launch.isGiven(key));
+}
+
+function arrive(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, drop: boolean): void {
+  const op = ins.op;
+  const a = ins.args;
+  const loc = ins.loc;
+  const dest = a[0];
+  const wantsToken = dest !== undefined && dest.k !== 'sink';
+  const expectTx = op.mods.has('expect_tx');
+  const hasCount = !expectTx && a.length >= 3;
+  const vals = expectTx ? [addrOperand(w, fr, ins, 1), operand(w, fr, ins, 2)] : hasCount ? [addrOperand(w, fr, ins, 1), operand(w, fr, ins, 2)] : [addrOperand(w, fr, ins, 1)];
+  const tokens: Scalar[] = new Array<Scalar>(WARP).fill(UNINIT);
+  for (const g of w.laneGroups(m, vals)) {
+    const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
+    const c = w.sim.cta(at.cta);
+    const b = c.mbar(at.addr);
+    const site = w.nextSite++;
+    const token = wantsToken && at.cta === w.cta ? site : undefined;
+    if (drop) w.unsupported(`'${op.text}' at line ${loc.line} (arrive_drop lowers the expected count of every later phase; not modelled)`, loc);
+    if (expectTx) {
+      const bytes = w.known(g.xs[1] ?? UNINIT, 'the byte count', ins);
+      const txFrom = txSource(w, fr, ins, 2);
+      w.event({ k: 'arrive.expect_tx', cta: at.cta, bar: at.addr, bytes, threads: g.n, ...(token !== undefined ? { token } : {}), ...(txFrom !== undefined ? { txFrom } : {}), loc });
+      if (b) {
+        b.tx += bytes * g.n;
+        b.pending -= g.n;
+      }
+    } else {
+      const count = hasCount ? w.known(g.xs[1] ?? UNINIT, 'the arrival count', ins) : 1;
+      w.event({ k: 'arrive', cta: at.cta, bar: at.addr, count: count * g.n, ...(token !== undefined ? { token } : {}), loc });
+      if (b) b.pending -= count * g.n;
+    }
+    const phase = b?.phase ?? 0;
+    if (b) completeWithCopies(w, at.cta, at.addr);
+    const t = new Token(at.cta, at.addr, phase, site);
+    for (let l = 0; l < WARP; l++) if ((m >>> l) & 1 && laneMatches(vals, g.xs, l)) tokens[l] = t;
+  }
+  if (wantsToken) w.write(fr, dest, tokens.every((x) => x === tokens[firstLane(m)]) ? (tokens[firstLane(m)] ?? UNINIT) : tokens, m);
+}
+
+function laneMatches(vals: readonly Val[], xs: readonly Scalar[], l: number): boolean {
+  return vals.every((v, i) => {
+    const x = laneOf(v, l);
+    const y = xs[i];
+    return x === y || (typeof x === 'bigint' && x === y) || (x instanceof SymAddr && y instanceof SymAddr && x.base === y.base && x.offset === y.offset);
+  });
+}
+
+/** try_wait / test_wait: passes once the phase completed (the spin loop around it is one wait). */
+function wait(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | undefined {
+  const op = ins.op;
+  const loc = ins.loc;
+  const parityForm = op.mods.has('parity');
+  const groups = w.laneGroups(m, [addrOperand(w, fr, ins, 1), operand(w, fr, ins, 2)]);
+  const pass: WarpEvent[] = [];
+  // a wait of a hung run that the scheduler lets pass, so that the rest of the kernel is recorded
+  const forced = w.forcePast;
+  w.forcePast = false;
+  for (const g of groups) {
+    const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
+    if (at.cta !== w.cta) w.unsupported(`'${op.text}' at line ${loc.line} waits on a barrier of another CTA (PTX allows waits on the CTA's own barriers only)`, loc);
+    const b = w.sim.cta(at.cta).mbar(at.addr);
+    const x = g.xs[1] ?? UNINIT;
+    if (parityForm) {
+      const parity = w.known(x, 'the parity', ins) & 1;
+      // an uninitialised barrier: the model reports it; the run goes on as if it had passed
+      if (b && (b.phase & 1) === parity && !forced) return { kind: 'mbar', cta: at.cta, bar: at.addr, parity, loc };
+      pass.push({ k: 'wait', cta: at.cta, bar: at.addr, parity, loc });
+    } else {
+      if (!(x instanceof Token)) w.unsupported(`'${op.text}' at line ${loc.line} waits on a state token that does not come from an arrive (${w.why(x)})`, loc);
+      if (x.cta !== at.cta || x.bar !== at.addr) w.unsupported(`'${op.text}' at line ${loc.line} waits with the token of another barrier`, loc);
+      if (b && b.phase === x.phase && !forced) return { kind: 'token', cta: at.cta, bar: at.addr, phase: x.phase, site: x.site, loc };
+      pass.push({ k: 'wait', cta: at.cta, bar: at.addr, parity: x.phase & 1, token: x.site, loc });
+    }
+  }
+  for (const e of pass) w.event(e);
+  // the spin loop around it exits: the wait is one blocking wait that succeeded
+  w.write(fr, ins.args[0], 1n, m);
+  return undefined;
+}
+
+// ---- bulk copies (TMA) ----------------------------------------------------------------------
+
+const MAX_SMEM = 1 << 20;
+
+function bytesOf(w: WarpInterp, x: Scalar, ins: FlatInstr): number {
+  const n = w.known(x, 'the byte count', ins);
+  if (n <= 0 || n > MAX_SMEM) w.unsupported(`'${ins.op.text}' at line ${ins.loc.line} copies ${n} bytes, which cannot be in shared memory (at most ${MAX_SMEM})`, ins.loc);
+  return n;
+}
+
+/** Identity of a tensor map operand (the address of the CUtensorMap). */
+function mapKey(x: Scalar): string | undefined {
+  if (x instanceof SymAddr) return `${x.base.replace(/^f\d+:/, '').replace(/^ptr:/, '')}+${x.offset}`;
+  if (typeof x === 'bigint') return x.toString();
+  return undefined;
+}
+
+function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const op = ins.op;
+  const p = op.parts;
+  const line = ins.loc.line;
+  const loc = ins.loc;
+  const reduce = p[0] === 'reduce';
+  const rest = reduce ? p.slice(1) : p;
+  if (rest[0] !== 'async') return w.clobber(fr, ins, m);
+  if (rest[1] !== 'bulk') {
+    // Ampere cp.async: a shared-memory write, modelled at issue
+    if (rest[1] === 'mbarrier') w.unsupported(`'${op.text}' at line ${line} (cp.async completion on an mbarrier is not modelled)`, loc);
+    if (rest[1] === 'ca' || rest[1] === 'cg') {
+      const size = w.read(fr, ins.args[2] ?? { k: 'imm', v: 16n });
+      smemRange(w, fr, ins, m, ins.args[0], typeof size === 'bigint' ? Number(size) : 16, 'write');
+    }
+    return;
+  }
+  const kind = rest[2];
+  if (kind === 'commit_group') return void w.event({ k: 'bulk.commit', loc });
+  if (kind === 'wait_group') {
+    const n = w.read(fr, ins.args[0] ?? { k: 'imm', v: 0n });
+    w.event({ k: 'bulk.wait', pending: w.known(isLanes(n) ? laneOf(n, firstLane(m)) : n, 'the group count', ins), loc });
+    return;
+  }
+  if (kind === 'prefetch') return;
+  const tensor = kind === 'tensor';
+  const spaces = rest.filter((x) => /^(shared|global)/.test(x)).map((x) => x.split('::')[0]);
+  const dst = spaces[0];
+  const src = spaces[1];
+  const a = ins.args;
+  if (dst === 'shared' && src === 'shared') w.unsupported(`'${op.text}' at line ${line} (shared-to-shared bulk copies between CTAs are not modelled)`, loc);
+  if (dst === 'shared') {
+    const multicast = rest.some((x) => x.startsWith('multicast'));
+    const dstV = w.address(fr, a[0] ?? { k: 'sink' });
+    const srcArg = a[1];
+    const srcV = srcArg?.k === 'mem' && srcArg.base ? w.read(fr, srcArg.base) : w.address(fr, srcArg ?? { k: 'sink' });
+    const srcAddr = srcArg?.k === 'mem' && !tensor ? w.address(fr, srcArg) : srcV;
+    const barV = w.address(fr, a[tensor ? 2 : 3] ?? { k: 'sink' });
+    const sizeV = tensor ? 0n : w.read(fr, a[2] ?? { k: 'sink' });
+    const maskV: Val = multicast ? w.read(fr, a[tensor ? 3 : 4] ?? { k: 'sink' }) : 0n;
+    const coordArgs = srcArg?.k === 'mem' ? (srcArg.coords ?? []) : [];
+    const coordVals = coordArgs.map((c) => w.read(fr, c));
+    for (const g of w.laneGroups(m, [dstV, barV, sizeV, srcAddr, maskV, ...coordVals])) {
+      const [d0 = UNINIT, b0 = UNINIT, s0 = UNINIT, src0 = UNINIT, mask0 = UNINIT, ...cs] = g.xs;
+      const dAt = w.smem(d0, ins, 'destination');
+      const bAt = w.smem(b0, ins, 'barrier');
+      const bytes = tensor ? undefined : bytesOf(w, s0, ins);
+      const ctas = multicast ? ctaMask(w, mask0, ins) : [dAt.cta];
+      const map = tensor ? mapKey(src0) : undefined;
+      const srcRef = !tensor && src0 instanceof SymAddr ? { base: src0.base, offset: Number(src0.offset) } : undefined;
+      w.event({
+        k: 'tma.load', cta: dAt.cta, dst: dAt.addr, ...(bytes !== undefined ? { bytes } : {}), bar: bAt.addr,
+        ...(multicast ? { ctas } : {}),
+        ...(map !== undefined ? { map } : {}),
+        ...(tensor ? { coords: cs.map((c) => (typeof c === 'bigint' ? Number(BigInt.asIntN(32, c)) : undefined)) } : {}),
+        ...(srcRef ? { src: srcRef } : {}),
+        lane: g.lane, copies: g.n, loc,
+      });
+      // the copy lands at once in this run: its bytes count on each destination's barrier
+      for (const c of ctas) {
+        const sync = w.sim.cta(c);
+        if (bytes !== undefined) sync.smem.forget(dAt.addr, dAt.addr + bytes);
+        const b = sync.mbar(bAt.addr);
+        if (!b) continue;
+        if (bytes !== undefined) b.tx -= bytes * g.n;
+        else {
+          const perCta = unsizedCopies.get(sync) ?? new Map<number, number>();
+          unsizedCopies.set(sync, perCta);
+          perCta.set(bAt.addr, (perCta.get(bAt.addr) ?? 0) + g.n);
+        }
+        completeWithCopies(w, c, bAt.addr);
+      }
+    }
+    return;
+  }
+  if (dst === 'global') {
+    // TMA store / reduction: reads shared memory asynchronously
+    const dstArg = a[0];
+    const mapV = tensor && dstArg?.k === 'mem' && dstArg.base ? w.read(fr, dstArg.base) : 0n;
+    const srcV = w.address(fr, a[1] ?? { k: 'sink' });
+    const sizeV = tensor ? 0n : w.read(fr, a[2] ?? { k: 'sink' });
+    for (const g of w.laneGroups(m, [srcV, sizeV, mapV])) {
+      const [s0 = UNINIT, z0 = UNINIT, m0 = UNINIT] = g.xs;
+      const at = w.smem(s0, ins, 'source');
+      const bytes = tensor ? undefined : bytesOf(w, z0, ins);
+      const map = tensor ? mapKey(m0) : undefined;
+      w.event({ k: 'tma.store', cta: at.cta, src: at.addr, ...(bytes !== undefined ? { bytes } : {}), ...(map !== undefined ? { map } : {}), lane: g.lane, copies: g.n, loc });
+    }
+    return;
+  }
+  w.clobber(fr, ins, m);
+}
+
+/** The CTA ranks of a 16-bit multicast mask. */
+function ctaMask(w: WarpInterp, x: Scalar, ins: FlatInstr): number[] {
+  const mask = w.known(x, 'the multicast CTA mask', ins) & 0xffff;
+  const out: number[] = [];
+  for (let r = 0; r < 16; r++) if ((mask >>> r) & 1) out.push(r);
+  const n = w.sim.ctas.length;
+  if (out.some((r) => r >= n)) w.unsupported(`'${ins.op.text}' at line ${ins.loc.line} multicasts to CTA ${out.find((r) => r >= n)} of a ${n}-CTA cluster (give the cluster shape with --cluster)`, ins.loc);
+  return out;
+}
+
+// ---- wgmma ---------------------------------------------------------------------------------
+
+function wgmma(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const kind = ins.op.parts[0];
+  const lane = firstLane(m);
+  const loc = ins.loc;
+  if (kind === 'commit_group') w.event({ k: 'wgmma.commit', loc });
+  else if (kind === 'wait_group') {
+    const n = w.read(fr, ins.args[0] ?? { k: 'imm', v: 0n });
+    w.event({ k: 'wgmma.wait', pending: w.known(laneOf(n, lane), 'the group count', ins), loc });
+  } else if (kind === 'mma_async') {
+    const descs: { desc: bigint; operand: 'a' | 'b' }[] = [];
+    for (const [i, operand] of [[1, 'a'], [2, 'b']] as const) {
+      const arg = ins.args[i];
+      if (!arg || arg.k === 'vec') continue; // A from registers
+      const d = laneOf(w.read(fr, arg), lane);
+      if (typeof d !== 'bigint') w.unsupported(`the shared-memory descriptor of '${ins.op.text}' at line ${loc.line} depends on ${w.why(d)}`, loc);
+      descs.push({ desc: d, operand });
+    }
+    const shape = ins.op.parts.find((p) => /^m\d+n\d+k\d+$/.test(p)) ?? '';
+    const types = ins.op.parts.filter((p) => /^(f16|bf16|tf32|e4m3|e5m2|f32|s8|u8|s32|b1)$/.test(p));
+    // f16/bf16 take transpose immediates after the scales: trans-a (with A in shared memory), trans-b
+    const imm = (i: number): boolean => {
+      const x = ins.args[i];
+      return x?.k === 'imm' && x.v !== 0n;
+    };
+    const aInRegs = ins.args[1]?.k === 'vec';
+    const half = types.includes('f16') || types.includes('bf16');
+    const n = ins.args.length;
+    const mnMajor = half ? { a: !aInRegs && n >= 8 && imm(6), b: imm(n - 1) && n >= 7 } : { a: false, b: false };
+    w.event({ k: 'mma', cta: w.cta, addrs: descs.map((d) => Number((d.desc & 0x3fffn) << 4n)), descs, shape, types, mnMajor, loc });
+    w.clobber(fr, ins, m);
+  }
+}
+
+// ---- named and cluster barriers --------------------------------------------------------------
+
+function barrier(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | undefined {
+  const p = ins.op.parts;
+  const loc = ins.loc;
+  if (p.includes('warp')) return undefined; // bar.warp.sync: within the warp
+  if (p[0] === 'cluster') {
+    const threads = popcount(w.live);
+    if (p.includes('arrive')) {
+      w.clusterArrival = w.sim.arriveCluster(threads);
+      return undefined;
+    }
+    if (p.includes('wait')) {
+      if (w.clusterArrival === undefined) w.unsupported(`'${ins.op.text}' at line ${loc.line} waits on the cluster barrier without having arrived`, loc);
+      if (w.sim.clusterGeneration > w.clusterArrival) {
+        w.clusterArrival = undefined;
+        w.event({ k: 'cluster.sync', loc });
+        return undefined;
+      }
+      return { kind: 'cluster', generation: w.clusterArrival, loc };
+    }
+    return undefined;
+  }
+  const red = p.includes('red');
+  const arriveOnly = p.includes('arrive');
+  const a = ins.args;
+  const idArg = a[red ? 1 : 0];
+  const countArg = red ? (a.length >= 4 ? a[2] : undefined) : a[1];
+  const lane = firstLane(m);
+  const id = w.known(laneOf(w.read(fr, idArg ?? { k: 'imm', v: 0n }), lane), 'the barrier id', ins);
+  const threads = countArg ? w.known(laneOf(w.read(fr, countArg), lane), 'the thread count', ins) : undefined;
+  const cta = w.sim.cta(w.cta);
+  if (w.waitingGeneration !== undefined) {
+    // resumed at the bar.sync it arrived at: the barrier completed
+    w.waitingGeneration = undefined;
+    if (red) w.clobber(fr, ins, m);
+    return undefined;
+  }
+  w.event({ k: arriveOnly ? 'bar.arrive' : 'bar.sync', id, ...(threads !== undefined ? { threads } : {}), loc });
+  // per-warp arrival: the warp's non-exited threads
+  const gen = cta.arriveNamed(id, popcount(w.live), threads ?? 0);
+  if (red) w.clobber(fr, ins, m);
+  if (arriveOnly || cta.namedBarrier(id).generation > gen) return undefined;
+  w.waitingGeneration = gen;
+  return { kind: 'named', cta: w.cta, id, generation: gen, loc };
+}
+
+// ---- mapa ------------------------------------------------------------------------------------
+
+/** `mapa.shared::cluster d, a, rank`: the address of the same shared variable in CTA `rank`. */
+function mapa(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  const [d, a0, r0] = ins.args;
+  const av = a0 ? w.address(fr, a0) : UNINIT;
+  const rv = r0 ? w.read(fr, r0) : UNINIT;
+  w.write(fr, d, w.map(m, [av, rv], ([x = UNINIT, rank = UNINIT]) => {
+    if (typeof rank !== 'bigint') return new Unknown(`the CTA rank of '${ins.op.text}' at line ${ins.loc.line}`);
+    if (Number(rank) >= w.sim.ctas.length) return new Unknown(`an address in CTA ${rank} of a ${w.sim.ctas.length}-CTA cluster ('${ins.op.text}' at line ${ins.loc.line}; give the cluster shape with --cluster)`);
+    if (typeof x !== 'bigint') return x instanceof Unknown ? x : new Unknown(w.why(x));
+    const at = w.smem(x, ins, 'source');
+    return u(CLUSTER_BASE + BigInt(Number(rank) * CTA_WINDOW + at.addr), 64);
+  }), m);
+}
+
+export type { Arg };
