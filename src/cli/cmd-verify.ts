@@ -18,6 +18,7 @@ import { TRACE_LAYOUT, violationLevels, violationToTraceJson } from '../verify/t
 import { flagBoolean, flagChoice, flagInt, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from './exit-codes.ts';
 import { readInputFile } from '../read-input.ts';
+import { ptxFlags, verifyPtxFile } from './verify-ptx.ts';
 
 export const VERIFY_HELP = `Usage: arefcheck verify FILE [options]
 
@@ -42,6 +43,15 @@ Options:
   --block N              .ptx only: threads per block
   --cta N                .ptx only: the CTA to execute (%ctaid.x, default 0)
   --tma-bytes N          .ptx only: bytes of each tensor TMA copy, when the layout cannot tell
+  --tma-box MAP=BYTES    .ptx only: bytes of one tensor map's box (MAP as the notes print it;
+                         BYTES may be ROWSxCOLSxELEMBYTES)
+  --param NAME+OFF:T=V   .ptx only: a field of a by-value parameter (CUTLASS Params), e.g.
+                         --param 0+12:u32=4096; NAME may be the parameter's index
+  --grid X,Y,Z           .ptx only: the grid (%nctaid; default one cluster)
+  --cluster X,Y,Z        .ptx only: the cluster shape (default .reqnctapercluster, else 1)
+  --no-sweep             .ptx only: check the given launch values (defaults for the rest)
+                         only, not the bounded sweep of the values left open
+  --max-steps N          .ptx only: PTX instructions the concrete run may execute
   -h, --help             show this help
 
 Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive (a limit was reached).
@@ -66,6 +76,11 @@ const SPEC: CommandSpec = {
     block: { type: 'string' },
     cta: { type: 'string' },
     'tma-bytes': { type: 'string' },
+    'tma-box': { type: 'string', multiple: true },
+    grid: { type: 'string' },
+    cluster: { type: 'string' },
+    'no-sweep': { type: 'boolean' },
+    'max-steps': { type: 'string' },
   },
   positionals: { min: 1, max: 1, what: 'FILE' },
 };
@@ -103,6 +118,11 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
 
 /** Verify `program`, print the report, write trace files; returns the exit code of the verdict. */
 export function runVerification(program: Program, run: VerificationRun): number {
+  return printReport(checkWithProgress(program, run), program, run);
+}
+
+/** verifyProgram with the run's options and a progress line on stderr. */
+export function checkWithProgress(program: Program, run: VerificationRun): Report {
   const progress = createProgressReporter(process.stderr);
   const options: VerifyOptions = {
     literal: run.literal,
@@ -120,7 +140,11 @@ export function runVerification(program: Program, run: VerificationRun): number 
   }
   const { stats } = report;
   progress.finish({ states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond });
+  return report;
+}
 
+/** Print a report (text or JSON), write trace files and SARIF; returns the exit code of the verdict. */
+export function printReport(report: Report, program: Program, run: VerificationRun): number {
   const traceFiles = run.traceOut === undefined ? [] : writeTraceFiles(report, program, run);
   if (run.sarif !== undefined) writeJson(run.sarif, reportToSarif(report, run.name), SARIF_LAYOUT, '--sarif');
   if (run.json) {
@@ -158,6 +182,7 @@ export function reportJson(report: Report, program: string, traceFiles: readonly
     ...(report.verdict === 'verified' && nothingChecked(report.properties) ? { vacuous: true } : {}),
     ...(report.limit ? { limit: report.limit } : {}),
     ...(report.notes ? { notes: report.notes } : {}),
+    ...(report.scope ? { scope: report.scope } : {}),
   };
 }
 
@@ -228,13 +253,13 @@ function loadPtx(file: string, options: LoadOptions): Program {
   return only.program;
 }
 
-export function loadFlags(cl: CommandLine): LoadOptions {
+export function loadFlags(cl: CommandLine, intParams = true): LoadOptions {
   const kernel = flagString(cl, 'kernel');
   const block = flagInt(cl, 'block', 1, 1024);
   const cta = flagInt(cl, 'cta', 0);
   const tmaBytes = flagInt(cl, 'tma-bytes', 1);
   return {
-    params: paramOverrides(cl),
+    params: intParams ? paramOverrides(cl) : new Map(),
     ...(kernel === undefined ? {} : { kernel }),
     ...(block === undefined ? {} : { block }),
     ...(cta === undefined ? {} : { cta }),
@@ -247,6 +272,13 @@ export async function main(argv: string[]): Promise<number> {
   if (!cl) return EXIT.verified;
   const file = cl.positionals[0] ?? '';
   const run = verificationFlags(cl);
+  if (extname(file).toLowerCase() === '.ptx') {
+    const { params: _ints, ...base } = loadFlags(cl, false);
+    return verifyPtxFile(file, ptxFlags(cl, base), { ...run, name: file });
+  }
+  for (const flag of ['tma-box', 'grid', 'cluster', 'no-sweep', 'max-steps']) {
+    if (cl.values[flag] !== undefined) throw new InputError(`--${flag} applies to .ptx files only`);
+  }
   const program = await loadProgramForCli(file, loadFlags(cl));
   return runVerification(program, { ...run, name: file });
 }

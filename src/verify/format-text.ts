@@ -25,7 +25,7 @@ function levelWords(level: string): string {
 }
 
 export function formatVerdictLine(report: Report, program: string, c: ChalkInstance): string {
-  const where = `${program} ${levelWords(report.level)}`;
+  const where = `${program} ${levelWords(report.level)}${report.scope ? ` ${report.scope}` : ''}`;
   if (report.verdict === 'verified' && nothingChecked(report.properties))
     return `${c.yellow.bold('○ vacuous')}  ${where}: nothing to check, the program has no synchronization (every property is vacuous)`;
   if (report.verdict === 'verified') return `${c.green.bold('✔ verified')}  ${where}: every reachable state explored, no violation`;

@@ -31,6 +31,11 @@ export interface Report {
   readonly stats: CheckStats;
   readonly limit?: { readonly reason: string; readonly message: string };
   readonly notes?: readonly string[];
+  /**
+   * What the verdict covers when it is less than the program for every input: lifted PTX checked
+   * at the launch values of a bounded sweep (`for 3 launch assignments (bounded sweep)`).
+   */
+  readonly scope?: string;
   /** Each property: checked, vacuous (cannot fail here, and why) or not applicable. */
   readonly properties: readonly PropertyStatus[];
   /** for `--level both`: the report of each level */

@@ -2,8 +2,9 @@
 // as the lifter recovers it, the checker's verdict, and text-level mutations of it.
 import { describe, expect, it } from 'vitest';
 import type { Program } from '../../src/ir/program.ts';
-import { InputError } from '../../src/diag.ts';
 import { liftPtxFile } from '../../src/ptx/lift/index.ts';
+import { liftLaunchPoints } from '../../src/ptx/lift/sweep.ts';
+import { parsePtx } from '../../src/ptx/parse/parser.ts';
 import { kinds, roleText, verify } from './helpers.ts';
 import { read, TRITON, tritonParams } from './paths.ts';
 
@@ -78,11 +79,18 @@ describe('Triton 3.6 gemm sample: lifted pipeline', () => {
     expect(lines[433]).toMatch(/mbarrier\.try_wait\.parity/);
   });
 
-  it('without the K param, says which param the pipeline depends on', () => {
-    expect(() => liftPtxFile(text, 'triton.ptx')).toThrow(InputError);
-    expect(() => liftPtxFile(text, 'triton.ptx')).toThrow(
-      /^unsupported: 'mbarrier\.arrive\.expect_tx\.shared\.b64' at line 101 is guarded by a predicate that depends on param matmul_tma_param_17, which was not given \(use --param matmul_tma_param_17=…\)$/,
-    );
+  it('without the K param, lifts at K = 1 and sweeps K until the ring wraps, saying so', () => {
+    const [defaults] = liftPtxFile(text, 'triton.ptx');
+    const k = defaults?.facts.launch.find((l) => l.v.key === 'matmul_tma_param_17');
+    expect(k).toMatchObject({ value: '1', given: false });
+    const points = liftLaunchPoints(parsePtx(text, 'triton.ptx'), {});
+    expect(points.map((p) => p.label)).toEqual(['defaults', expect.stringMatching(/^matmul_tma_param_17 = \d+$/)]);
+    // the raised K runs every stage of the 3-slot ring at least twice: 6 k-tiles or more
+    const loads = (p: Program): number => p.roles.flatMap((r) => r.body).filter((st) => st.kind === 'op' && st.op.kind === 'tma.load').length;
+    expect(loads(points[1]?.program ?? points[0]!.program)).toBeGreaterThanOrEqual(2 * 6);
+    for (const p of points) expect(verify(p.program).verdict).toBe('verified');
+    // a value the user gives is not swept
+    expect(liftLaunchPoints(parsePtx(text, 'triton.ptx'), { params: tritonParams(2) }).map((p) => p.label)).toEqual(['defaults']);
   });
 });
 

@@ -47,7 +47,7 @@ role a warps 1:
     const r = arefcheck('verify', 'test/ptx/fixtures/no-sync.ptx', '--param', '2=1024');
     expect(r.status).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(
-      '○ vacuous  test/ptx/fixtures/no-sync.ptx at the mbarrier level: nothing to check, the program has no synchronization (every property is vacuous)',
+      '○ vacuous  test/ptx/fixtures/no-sync.ptx at the mbarrier level for one launch assignment (launch values not given take defaults): nothing to check, the program has no synchronization (every property is vacuous)',
     );
     expect(r.stdout).toMatch(/^ {2}vacuous: deadlock \(no operation can block/m);
     expect(r.stdout).not.toMatch(/checked:/);

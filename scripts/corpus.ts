@@ -1,0 +1,78 @@
+// Lift and verify every kernel of the real-kernel corpus: ../shared/corpus (nvcc output of public
+// repositories, read in place) and, when AREFCHECK_CORPUS names a folder, the .ptx files there
+// (a git-ignored cache the developer fills; third-party PTX never enters this repository).
+// Prints one row per kernel: lines, roles, states, seconds, verdict (or the refusal).
+// Run: node --import tsx scripts/corpus.ts [--max-ms N] [--filter SUBSTRING] [--json OUT]
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../src/diag.ts';
+import { kernelsOf } from '../src/ptx/lift/lift.ts';
+import { liftLaunchPoints } from '../src/ptx/lift/sweep.ts';
+import { parsePtx } from '../src/ptx/parse/parser.ts';
+import { verifyProgram } from '../src/verify.ts';
+
+interface Row {
+  file: string;
+  kernel: string;
+  lines: number;
+  liftMs: number;
+  roles?: string;
+  points?: string[];
+  states?: number;
+  verifyMs?: number;
+  verdict: string;
+  detail: string;
+}
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const maxMs = Number(flag('--max-ms') ?? 60_000);
+const filter = flag('--filter');
+const dirs = [join(import.meta.dirname, '..', '..', 'shared', 'corpus'), process.env['AREFCHECK_CORPUS']].filter((d): d is string => d !== undefined && existsSync(d));
+const rows: Row[] = [];
+for (const dir of dirs) {
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.ptx')).sort()) {
+    if (filter && !f.includes(filter)) continue;
+    const path = join(dir, f);
+    const text = readFileSync(path, 'utf8');
+    const module = parsePtx(text, f);
+    // kernels that synchronize through mbarriers (a corpus file also holds fill / reference kernels)
+    for (const k of kernelsOf(module)) {
+      const t0 = performance.now();
+      const row: Row = { file: f, kernel: k.name, lines: text.split('\n').length, liftMs: 0, verdict: '', detail: '' };
+      try {
+        const points = liftLaunchPoints(module, { kernel: k.name }, !args.includes('--no-sweep'));
+        row.liftMs = performance.now() - t0;
+        const last = points[points.length - 1];
+        row.roles = last?.program.roles.map((r) => `${r.name}×${r.warps}`).join(' ') ?? '';
+        row.points = points.map((p) => p.label);
+        const t1 = performance.now();
+        const reports = points.map((p) => ({ p, r: verifyProgram(p.program, { maxMs }) }));
+        row.verifyMs = performance.now() - t1;
+        row.states = reports.reduce((a, x) => a + x.r.stats.states, 0);
+        const worst = reports.find((x) => x.r.verdict === 'violation') ?? reports.find((x) => x.r.verdict === 'inconclusive') ?? reports[reports.length - 1];
+        row.verdict = worst?.r.verdict ?? 'none';
+        const r = worst?.r;
+        const facts = worst?.p.facts;
+        row.detail = [
+          r?.violations[0] ? `${r.violations[0].kind}: ${r.violations[0].message}` : (r?.limit?.message ?? ''),
+          worst && points.length > 1 ? `at ${worst.p.label}` : '',
+          facts?.stuck ? `hung at ${facts.stuck}` : '',
+        ].filter(Boolean).join(' | ');
+      } catch (e) {
+        row.liftMs = performance.now() - t0;
+        if (!(e instanceof InputError)) throw e;
+        row.verdict = 'refused';
+        row.detail = e.message.split('\n')[0] ?? '';
+      }
+      rows.push(row);
+      const short = k.name.length > 40 ? `${k.name.slice(0, 37)}...` : k.name;
+      console.log(`${f.padEnd(44)} ${short.padEnd(40)} ${String(row.lines).padStart(6)} ${(row.liftMs / 1000).toFixed(1).padStart(6)}s ${String(row.states ?? '-').padStart(9)} ${((row.verifyMs ?? 0) / 1000).toFixed(1).padStart(6)}s ${row.verdict.padEnd(12)} ${row.detail.slice(0, 200)}`);
+    }
+  }
+}
+const out = flag('--json');
+if (out) writeFileSync(out, `${JSON.stringify(rows, null, 1)}\n`);

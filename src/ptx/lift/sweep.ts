@@ -1,0 +1,136 @@
+// A bounded sweep of the launch values the user did not give. One concrete run at the defaults
+// (every integer 1) covers one k-block and one tile: a ring that never wraps proves nothing about
+// parities. The sweep finds the integer launch values that drive the pipeline's depth — raising
+// one alone adds mbarrier waits — and lifts one more program per such value, raised (alone) until
+// some warp waits on one barrier three times (the ring wrapped twice) or the run grows past a
+// budget. The verdict holds for exactly these launch assignments, and is reported as a sweep.
+import { InputError } from '../../diag.ts';
+import type { Program } from '../../ir/program.ts';
+import type { PtxModule } from '../parse/ast.ts';
+import type { WarpEvent } from './events.ts';
+import { launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
+
+export interface LaunchPoint {
+  /** `defaults`, or the swept value: `params+1408 = 1024` */
+  readonly label: string;
+  readonly program: Program;
+  readonly facts: LiftFacts;
+}
+
+/** Probe values, ascending: element counts (K = 1024 is 16 k-blocks of 64) and tile counts alike. */
+const LADDER = [2n, 4n, 8n, 16n, 32n, 64n, 128n, 256n, 512n, 1024n, 2048n, 4096n] as const;
+/** A probe run may execute this many instructions (the defaults' run gets the user's budget). */
+const PROBE_STEPS = 4_000_000;
+/** A swept run may record this many events (the model grows with them). */
+const MAX_EVENTS = 6_000;
+/** Rounds of raising one more value on top of the last one chosen. */
+const MAX_ROUNDS = 3;
+/** Waits on every barrier that grew (by the warp that waits most on it): each ring wrapped, both parities waited. */
+const DEEP = 2;
+
+interface Probe {
+  readonly trace: KernelTrace;
+  readonly events: number;
+  readonly waits: number;
+  /** per barrier, the most waits one warp made on it */
+  readonly most: ReadonlyMap<string, number>;
+}
+
+function measure(trace: KernelTrace): Probe {
+  let events = 0;
+  let waits = 0;
+  // per barrier, the most waits one warp made on it; depth is the least over waited barriers
+  const most = new Map<string, number>();
+  for (const w of trace.warps) {
+    events += w.length;
+    const per = new Map<string, number>();
+    for (const e of w as readonly WarpEvent[]) {
+      if (e.k !== 'wait') continue;
+      waits++;
+      const k = `${e.cta}:${e.bar}`;
+      const n = (per.get(k) ?? 0) + 1;
+      per.set(k, n);
+      most.set(k, Math.max(most.get(k) ?? 0, n));
+    }
+  }
+  return { trace, events, waits, most };
+}
+
+/**
+ * How deep a run drove the barriers a raised value made it wait on more than `base` did: the
+ * least, over those barriers, of the most waits one warp made on one. A barrier waited once by
+ * design (a one-shot "ready") does not grow and does not count.
+ */
+function depthOver(run: Probe, base: Probe | undefined): number {
+  let depth = Infinity;
+  for (const [k, n] of run.most) if (n > (base?.most.get(k) ?? 0)) depth = Math.min(depth, n);
+  return Number.isFinite(depth) ? depth : 0;
+}
+
+function probe(p: ReturnType<typeof prepare>, options: LiftOptions, values: ReadonlyMap<string, bigint>, steps: number): Probe | undefined {
+  try {
+    return measure(traceWith(p, { ...options, maxSteps: steps }, values));
+  } catch (e) {
+    // a value the kernel cannot run with (a budget, a refusal): not a point of the sweep
+    if (e instanceof InputError) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The programs of a bounded launch sweep: the user's values with defaults for the rest, then
+ * one point per depth-driving launch value left open. `sweep: false` gives the first only.
+ */
+export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep = true): LaunchPoint[] {
+  const p = prepare(module, options);
+  const given = launchAssignment(p.kernel, options);
+  const base = traceWith(p, options, given);
+  const points: LaunchPoint[] = [{ label: 'defaults', ...programOfTrace(module, base, options) }];
+  if (!sweep) return points;
+  let cur: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } = { values: given, run: measure(base), depth: 0 };
+  const seen = new Set<string>([JSON.stringify(points[0]?.program.roles)]);
+  // greedy and bounded: raise each open value alone on top of the current assignment; keep the
+  // one that deepens the pipeline most and look again (a tile loop that now runs reads new values)
+  for (let round = 0; round < MAX_ROUNDS && cur.depth < DEEP; round++) {
+    const open = [...cur.run.trace.launch.reads.values()].filter(({ v }) => v.kind === 'int' && !cur.values.has(v.key) && !/^(grid|cluster)\./.test(v.key));
+    let next: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } | undefined;
+    for (const { v } of open) {
+      // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing
+      const quick = [64n, 4096n].map((value) => probe(p, options, new Map([...cur.values, [v.key, value]]), PROBE_STEPS));
+      if (quick.every((run) => run !== undefined && run.waits === cur.run.waits)) continue;
+      let best: { value: bigint; run: Probe; depth: number } | undefined;
+      for (const value of LADDER) {
+        const run = probe(p, options, new Map([...cur.values, [v.key, value]]), PROBE_STEPS);
+        if (!run || run.events > MAX_EVENTS) break;
+        const depth = depthOver(run, cur.run);
+        if (run.waits > (best?.run.waits ?? cur.run.waits)) best = { value, run, depth };
+        if (depth >= DEEP) break;
+      }
+      if (!best) continue;
+      const values = new Map([...cur.values, [v.key, best.value]]);
+      // the deepest; among equals the cheapest
+      if (!next || best.depth > next.depth || (best.depth === next.depth && best.run.events < next.run.events)) next = { values, run: best.run, depth: best.depth };
+    }
+    if (next) {
+      const lifted = programOfTrace(module, next.run.trace, options);
+      const id = JSON.stringify(lifted.program.roles);
+      if (!seen.has(id)) {
+        seen.add(id);
+        const label = [...next.values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
+        points.push({ label, ...lifted });
+      }
+    }
+    if (process.env['SWEEP_DEBUG']) console.error(`round ${round}: open ${open.map((o) => shortKey(o.v.key, p.kernel.params.map((q) => q.name))).join(" ")} -> ${next ? [...next.values].map(([k, x]) => shortKey(k, p.kernel.params.map((q) => q.name)) + "=" + x).join(",") + " depth " + next.depth + " waits " + next.run.waits + " events " + next.run.events : "none"}`);
+    if (!next) break;
+    cur = next;
+  }
+  return points;
+}
+
+/** `0+1408` for a field of a long-named (mangled) parameter: what `--param` accepts. */
+export function shortKey(key: string, params: readonly string[]): string {
+  const m = /^(.*?)(\+\d+)?$/.exec(key);
+  const name = m?.[1] ?? key;
+  const i = params.indexOf(name);
+  return name.length > 24 && i >= 0 ? `${i}${m?.[2] ?? ''}` : key;
+}
