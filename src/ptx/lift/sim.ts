@@ -27,7 +27,15 @@ export class SmemData {
 
   load(addr: number, bytes: number): Val | undefined {
     const c = this.cells.get(addr);
-    return c && c.bytes === bytes ? c.v : undefined;
+    if (c && c.bytes === bytes) return c.v;
+    // part of a wider known integer (Gluon's default warps store four partition bytes as one
+    // b32; each worker warp reads its byte): little-endian, like the hardware
+    for (let a = addr; a > addr - 16; a--) {
+      const w = this.cells.get(a);
+      if (!w || typeof w.v !== 'bigint' || a + w.bytes < addr + bytes) continue;
+      return BigInt.asUintN(bytes * 8, w.v >> BigInt(8 * (addr - a)));
+    }
+    return undefined;
   }
 
   /** Store a value (undefined: data the lifter does not know, e.g. a TMA copy's). */

@@ -144,13 +144,20 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
     for (const kind of reads) for (const [lo, hi] of kind) if (x >= lo && x < hi) return hi;
     return undefined;
   };
+  // a ring's slots are as far apart as its stride: the last slot is bounded by it too (reads of
+  // adjacent operands merge into one range)
+  const strides = new Map<string, number>();
+  for (const [key, set] of dsts) {
+    const ds = [...set].sort((a, b) => a - b);
+    for (let i = 1; i < ds.length; i++) strides.set(key, Math.min(strides.get(key) ?? Infinity, (ds[i] ?? 0) - (ds[i - 1] ?? 0)));
+  }
   const proposals = new Map<string, Set<number>>();
   for (const e of unsized) {
     const key = keyOf(e);
     if (sizes.has(key)) continue;
     const end = readEnd(e.dst);
     if (end === undefined) continue;
-    const cap = hardAbove(e) ?? Infinity;
+    const cap = Math.min(hardAbove(e) ?? Infinity, e.dst + (strides.get(key) ?? Infinity));
     const p = proposals.get(key) ?? new Set<number>();
     p.add(Math.min(end, cap) - e.dst);
     proposals.set(key, p);
