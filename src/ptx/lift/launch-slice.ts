@@ -70,30 +70,47 @@ function paramKey(fn: FlatFunction, a: Arg | undefined, defs: Defs): string | nu
   return p.elements === undefined && offset === 0n ? p.name : `${p.name}+${offset}`;
 }
 
-/**
- * The launch value an operand derives from, when one it may derive from was not given by the
- * user (`given(key)` false): its key (`params+640`, `K`), or `'a launch value'` when the slice
- * reaches a parameter load whose address it cannot resolve. Undefined: not launch-derived.
- */
-export function launchSource(fn: FlatFunction, a: Arg | undefined, given: (key: string) => boolean): string | undefined {
+/** Per operand, the parameter loads its slice reaches, in the order met (the slice is static). */
+const slices = new WeakMap<Arg, readonly string[]>();
+
+/** `'a launch value'` ends the list: a load whose address the slice cannot resolve. */
+function sliceKeys(fn: FlatFunction, a: Arg): readonly string[] {
+  const hit = slices.get(a);
+  if (hit) return hit;
   const defs = defsOf(fn);
+  const keys: string[] = [];
   const work: number[] = [];
   regsOf(a, work);
   const seen = new Set<number>();
-  while (work.length > 0) {
+  walk: while (work.length > 0) {
     const slot = work.pop() ?? -1;
     if (seen.has(slot)) continue;
     seen.add(slot);
-    if (seen.size > 256) return undefined;
+    if (seen.size > 256) break;
     for (const ins of defs.bySlot.get(slot) ?? []) {
       if ((ins.op.base === 'ld' || ins.op.base === 'ldu') && ins.op.mods.has('param')) {
         const key = paramKey(fn, ins.args[1], defs);
-        if (key === undefined) return 'a launch value';
-        if (key !== null && !given(key)) return key;
+        if (key === undefined) {
+          keys.push('a launch value');
+          break walk;
+        }
+        if (key !== null) keys.push(key);
         continue;
       }
       for (const x of ins.args.slice(1)) regsOf(x, work);
     }
   }
-  return undefined;
+  slices.set(a, keys);
+  return keys;
+}
+
+/**
+ * The launch value an operand derives from, when one it may derive from was not given by the
+ * user (`given(key)` false): its key (`params+640`, `K`), or `'a launch value'` when the slice
+ * reaches a parameter load whose address it cannot resolve. Undefined: not launch-derived.
+ * The slice is computed once per operand: a loop's expect_tx runs it every iteration.
+ */
+export function launchSource(fn: FlatFunction, a: Arg | undefined, given: (key: string) => boolean): string | undefined {
+  if (!a) return undefined;
+  return sliceKeys(fn, a).find((key) => key === 'a launch value' || !given(key));
 }

@@ -120,7 +120,6 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
         points.push({ label, ...lifted });
       }
     }
-    if (process.env['SWEEP_DEBUG']) console.error(`round ${round}: open ${open.map((o) => shortKey(o.v.key, p.kernel.params.map((q) => q.name))).join(" ")} -> ${next ? [...next.values].map(([k, x]) => shortKey(k, p.kernel.params.map((q) => q.name)) + "=" + x).join(",") + " depth " + next.depth + " waits " + next.run.waits + " events " + next.run.events : "none"}`);
     if (!next) break;
     cur = next;
   }

@@ -168,12 +168,8 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
   }
 
   // 3. ring stride
-  for (const [key, s] of dsts) {
-    if (sizes.has(key)) continue;
-    const ds = [...s].sort((a, b) => a - b);
-    let stride = Infinity;
-    for (let i = 1; i < ds.length; i++) stride = Math.min(stride, (ds[i] ?? 0) - (ds[i - 1] ?? 0));
-    if (Number.isFinite(stride)) set(key, Math.min(stride, gaps.get(key) ?? Infinity), 'ring stride');
+  for (const [key, stride] of strides) {
+    if (!sizes.has(key)) set(key, Math.min(stride, gaps.get(key) ?? Infinity), 'ring stride');
   }
 
   // 4. from expect_tx, barrier by barrier, until nothing changes
