@@ -19,6 +19,8 @@ export interface ExploreSettings {
   readonly checkProgress: boolean;
   /** `performance.now()` when the whole check started (time limit and rates count from it). */
   readonly startMs: number;
+  /** Expand only the model's ample sets (needs checkProgress: the graph must be acyclic). */
+  readonly reduce: boolean;
 }
 
 export interface ExploreOutcome<S, A> {
@@ -32,6 +34,8 @@ export interface ExploreOutcome<S, A> {
   readonly limit?: { readonly reason: LimitReason; readonly message: string };
   /** Set when the progress measure failed to increase on this transition (the run stopped there). */
   readonly progressBroken?: { readonly from: number; readonly to: number; readonly action: string };
+  /** States expanded through a proper ample subset (partial-order reduction). */
+  readonly reducedStates: number;
 }
 
 /** The actor of an edge must fit the bit masks of the fairness analysis. */
@@ -60,6 +64,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
   let untilCheck = 0;
   let limit: ExploreOutcome<S, A>['limit'];
   let progressBroken: ExploreOutcome<S, A>['progressBroken'];
+  let reducedStates = 0;
 
   const record = (kind: string, message: string, id: number): void => {
     if (kindsSeen.has(kind)) return;
@@ -147,27 +152,39 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
           throw new Error(`model: ${count} actions enabled in one state; at most ${MAX_ACTION_INDEX + 1} are supported`);
         }
         const measure = settings.checkProgress ? model.progress!(state) : 0;
-        for (let i = 0; i < count; i++) {
-          const action = actions[i]!;
-          const next = model.nextState(state, action);
-          transitions++;
-          let target = visited.findOrAdd(model.encode(next), id, i, arena.count < maxStates);
-          if (target === NOT_ADDED) {
-            limit = { reason: 'states', message: `state limit reached (${maxStates.toLocaleString('en-US')}): ${figures()}` };
-            edges?.dropEdgesOf(id); // a half-expanded state would understate who is enabled there
-            break explore;
-          }
-          if (target >= 0) {
-            if (depth + 1 > maxDepth) maxDepth = depth + 1;
-            admit(target, next);
-            if (stopRequested()) break explore;
-          } else {
-            target = ~target;
-          }
-          if (edges) edges.add(target, actorOf(model, action));
-          if (settings.checkProgress && !(model.progress!(next) > measure)) {
-            progressBroken = { from: id, to: target, action: model.formatAction(action) };
-            break explore;
+        const chosen = settings.reduce ? model.ample!(state, actions) : undefined;
+        if (chosen) reducedStates++;
+        // pass 0: the ample subset (or every action when there is none); pass 1: the rest, when an
+        // action of the subset led to a violation (it was visible)
+        let visible = false;
+        for (let pass = 0; pass < 2 && (pass === 0 || (chosen !== undefined && visible)); pass++) {
+          const inPass = pass === 0 && chosen ? chosen : undefined;
+          const n = inPass ? inPass.length : count;
+          for (let j = 0; j < n; j++) {
+            const i = inPass ? inPass[j]! : j;
+            if (pass === 1 && chosen!.includes(i)) continue;
+            const action = actions[i]!;
+            const next = model.nextState(state, action);
+            transitions++;
+            if (inPass) for (const invariant of model.invariants) if (invariant.check(next) !== undefined) visible = true;
+            let target = visited.findOrAdd(model.encode(next), id, i, arena.count < maxStates);
+            if (target === NOT_ADDED) {
+              limit = { reason: 'states', message: `state limit reached (${maxStates.toLocaleString('en-US')}): ${figures()}` };
+              edges?.dropEdgesOf(id); // a half-expanded state would understate who is enabled there
+              break explore;
+            }
+            if (target >= 0) {
+              if (depth + 1 > maxDepth) maxDepth = depth + 1;
+              admit(target, next);
+              if (stopRequested()) break explore;
+            } else {
+              target = ~target;
+            }
+            if (edges) edges.add(target, actorOf(model, action));
+            if (settings.checkProgress && !(model.progress!(next) > measure)) {
+              progressBroken = { from: id, to: target, action: model.formatAction(action) };
+              break explore;
+            }
           }
         }
       }
@@ -186,6 +203,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
     violations,
     transitions,
     maxDepth,
+    reducedStates,
     ...(graph ? { graph } : {}),
     ...(limit ? { limit } : {}),
     ...(progressBroken ? { progressBroken } : {}),

@@ -13,14 +13,16 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
   const termination = options.termination ?? true;
   const notes: string[] = [];
   const useProgress = termination && model.progress !== undefined;
-  let outcome = explore(model, options, { recordEdges: termination && !useProgress, checkProgress: useProgress, startMs });
+  // reduction needs an acyclic graph: a progress measure, checked on every transition taken
+  const reduce = (options.reduction ?? true) && model.ample !== undefined && model.progress !== undefined;
+  let outcome = explore(model, options, { recordEdges: termination && !useProgress, checkProgress: useProgress || reduce, startMs, reduce });
   if (outcome.progressBroken) {
     const { from, to, action } = outcome.progressBroken;
     notes.push(
       `progress measure did not increase from state #${from} to state #${to} (action ${action}); ` +
         'explored again, recording edges to check termination',
     );
-    outcome = explore(model, options, { recordEdges: true, checkProgress: false, startMs });
+    outcome = explore(model, options, { recordEdges: true, checkProgress: false, startMs, reduce: false });
   }
 
   const violations = [...outcome.violations];

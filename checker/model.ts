@@ -47,4 +47,11 @@ export interface Model<S, A> {
    * which saves memory; if the measure ever fails to increase it falls back to recording edges.
    */
   progress?(state: S): number;
+  /**
+   * Optional, for partial-order reduction: indices into `actions` (as `actions` listed them) of a
+   * persistent subset of the enabled actions, or undefined to expand all of them. The explorer
+   * expands the rest too when one of the chosen actions leads to a violating state, and uses this
+   * only with a progress measure (so the cycle proviso holds: there are no cycles).
+   */
+  ample?(state: S, actions: readonly A[]): readonly number[] | undefined;
 }

@@ -51,6 +51,11 @@ export interface CheckOptions {
   readonly onProgress?: (info: ProgressInfo) => void;
   /** Check termination under weak fairness (default true). */
   readonly termination?: boolean;
+  /**
+   * Partial-order reduction through the model's `ample` sets (default true). Used only on models
+   * with a progress measure (an acyclic state graph); `false` explores every interleaving.
+   */
+  readonly reduction?: boolean;
 }
 
 export interface CheckStats {

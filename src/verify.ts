@@ -25,6 +25,8 @@ export interface VerifyOptions {
   readonly maxMs?: number;
   readonly maxBytes?: number;
   readonly stopAtFirst?: boolean;
+  /** Partial-order reduction (default true); false explores every interleaving. */
+  readonly reduction?: boolean;
   readonly onProgress?: (info: ProgressInfo) => void;
 }
 
@@ -48,6 +50,7 @@ function checkOptions(options: VerifyOptions): CheckOptions {
     maxMs: options.maxMs ?? DEFAULT_LIMITS.maxMs,
     maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxBytes,
     stopAtFirst: options.stopAtFirst ?? false,
+    reduction: options.reduction ?? true,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
 }

@@ -92,6 +92,17 @@ export function flagInt(cl: CommandLine, name: string, min: number, max?: number
   return text === undefined ? undefined : parseIntText(text, `--${name}`, min, max);
 }
 
+/** A size in bytes: a number with an optional K, M or G suffix (powers of 1024). */
+export function flagSize(cl: CommandLine, name: string): number | undefined {
+  const text = flagString(cl, name);
+  if (text === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)([KMG]?)i?B?$/i.exec(text.trim());
+  const scale = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[(m?.[2] ?? '').toUpperCase() as '' | 'K' | 'M' | 'G'];
+  const bytes = m ? Math.floor(Number(m[1]) * scale) : Number.NaN;
+  if (!(bytes >= 2 ** 20)) throw new InputError(`--${name} expects a size of at least 1M (like 512M or 4G), got '${text}'`);
+  return bytes;
+}
+
 export function requiredInt(cl: CommandLine, command: string, name: string, min: number, max?: number): number {
   const n = flagInt(cl, name, min, max);
   if (n === undefined) throw usageError(command, `missing --${name}`);

@@ -39,6 +39,8 @@ Options:
   --print --json         print the program in its JSON machine form
   --json                 (verify) print the report as one JSON object
   --max-states N         (verify) stop (inconclusive) after storing N states
+  --max-memory SIZE      (verify) stop (inconclusive) past SIZE of tables (512M, 4G; default 6G)
+  --no-por               (verify) explore every interleaving (no partial-order reduction)
   --timeout S            (verify) stop (inconclusive) after S seconds
   --literal              (verify) follow the paper's consumed rule as written
   --trace-out DIR        (verify) write each counterexample to DIR as JSON; replay it on the
@@ -71,6 +73,8 @@ const SPEC: CommandSpec = {
     print: { type: 'boolean' },
     json: { type: 'boolean' },
     'max-states': { type: 'string' },
+    'max-memory': { type: 'string' },
+    'no-por': { type: 'boolean' },
     timeout: { type: 'string' },
     literal: { type: 'boolean' },
     'trace-out': { type: 'string' },

@@ -18,6 +18,7 @@ import {
   type MachineState,
 } from '../../semantics/index.ts';
 import { StatePacker } from '../../semantics/pack.ts';
+import { AmpleSets } from '../../semantics/ample.ts';
 
 export const INVARIANT_KINDS = ['race', 'fifo', 'protocol'] as const;
 
@@ -32,6 +33,7 @@ export function programModel(program: Program, options: MachineOptions = {}): Pr
 
 export function modelOfMachine(machine: Machine): ProgramModel {
   const packer = new StatePacker(machine);
+  const ample = new AmpleSets(machine);
   const roles = machine.roles.length;
   const invariants: Invariant<MachineState>[] = INVARIANT_KINDS.map((kind) => ({
     kind,
@@ -58,5 +60,6 @@ export function modelOfMachine(machine: Machine): ProgramModel {
     actorName: (actor) => (actor < roles ? (machine.roles[actor]?.name ?? `role${actor}`) : actor === roles ? 'TMA unit' : `async unit of ${machine.roles[actor - roles - 1]?.name}`),
     // every action executes one operation or completes one async op: the sum strictly grows
     progress: (s) => s.asyncDone + s.roles.reduce((sum, r) => sum + r.steps, 0),
+    ample: (s, actions) => ample.choose(s, actions),
   };
 }

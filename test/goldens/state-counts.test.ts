@@ -1,6 +1,7 @@
 // Exact state and transition counts of the gallery and of a grid of pipeline programs, pinned
 // (Stateright's golden counts): an encoding change that merges distinct states, or splits equal
-// ones, shows here even when every verdict stays the same. After an intended change: vitest -u.
+// ones, shows here even when every verdict stays the same. The full graph (no reduction) and the
+// graph partial-order reduction keeps are pinned apart. After an intended change: vitest -u.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,8 +22,9 @@ describe('pinned state counts', () => {
       const program = parseProgramText(readFileSync(join(ROOT, f), 'utf8'), f);
       const levels = programLevel(program) === 'aref' ? (['aref', 'mbarrier'] as const) : (['mbarrier'] as const);
       for (const level of levels) {
-        const r = verifyProgram(program, { level });
-        counts[`${f} ${level}`] = `${r.stats.states} states, ${r.stats.transitions} transitions, ${r.verdict}`;
+        const r = verifyProgram(program, { level, reduction: false });
+        const p = verifyProgram(program, { level });
+        counts[`${f} ${level}`] = `${r.stats.states} states, ${r.stats.transitions} transitions, ${r.verdict}; reduced ${p.stats.states} states, ${p.stats.transitions} transitions`;
       }
     }
     await expect(`${JSON.stringify(counts, null, 2)}\n`).toMatchFileSnapshot('gallery-counts.json');
@@ -33,8 +35,9 @@ describe('pinned state counts', () => {
     for (const depth of [1, 2, 3]) for (const pending of [0, 1, 2]) for (const consumers of [1, 2]) for (const iterations of [2, 4]) {
       const program = pipelineProgram({ depth, pending, consumers, iterations, level: 'aref' });
       for (const level of ['aref', 'mbarrier'] as const) {
-        const r = verifyProgram(program, { level });
-        counts[`D${depth} P${pending} C${consumers} K${iterations} ${level}`] = `${r.stats.states} states, ${r.stats.transitions} transitions, ${r.verdict}`;
+        const r = verifyProgram(program, { level, reduction: false });
+        const p = verifyProgram(program, { level });
+        counts[`D${depth} P${pending} C${consumers} K${iterations} ${level}`] = `${r.stats.states} states, ${r.stats.transitions} transitions, ${r.verdict}; reduced ${p.stats.states} states, ${p.stats.transitions} transitions`;
       }
     }
     await expect(`${JSON.stringify(counts, null, 2)}\n`).toMatchFileSnapshot('pipeline-counts.json');

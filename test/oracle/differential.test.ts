@@ -24,10 +24,18 @@ interface Case {
   readonly literal: boolean;
 }
 
-/** kind → shortest counterexample length, as the checker reports it; undefined when a limit stopped either side. */
+/**
+ * kind → shortest counterexample length, as the checker reports it without partial-order
+ * reduction (lengths are shortest in the full graph); undefined when a limit stopped either side.
+ * With reduction on, the kinds must be the same (its lengths are shortest in the reduced graph).
+ */
 function checker(c: Case): Map<string, number> | undefined {
-  const r = verifyProgram(c.program, { level: c.level, literal: c.literal, maxStates: MAX_STATES });
+  const r = verifyProgram(c.program, { level: c.level, literal: c.literal, maxStates: MAX_STATES, reduction: false });
   if (r.verdict === 'inconclusive') return undefined;
+  const reduced = verifyProgram(c.program, { level: c.level, literal: c.literal, maxStates: MAX_STATES });
+  const kinds = r.violations.map((v) => v.kind).sort().join(',');
+  const reducedKinds = reduced.violations.map((v) => v.kind).sort().join(',');
+  if (reduced.verdict !== r.verdict || reducedKinds !== kinds) return new Map([[`reduction changed the result: ${reducedKinds} vs ${kinds}`, 0]]);
   return new Map(r.violations.map((v) => [v.kind, v.trace.length]));
 }
 

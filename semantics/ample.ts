@@ -1,0 +1,194 @@
+// Partial-order reduction: a persistent ("stubborn") set of the enabled actions, computed from
+// footprints (footprint.ts). The processes are the roles, each in-flight TMA copy, and each
+// role's two async units. Starting from one enabled action, the set is closed under:
+//   - an enabled action in the set brings in every process that may ever touch what it touches
+//     (a role through its future from its pc, a copy through its slot and barrier, a unit through
+//     the slots it still reads);
+//   - a disabled process in the set brings in the processes that can enable it (a wait on b: the
+//     roles whose future touches b and the copies landing on b; a unit: its role's commit).
+// No process outside the set can then reach an action dependent on one inside before an action of
+// the set runs, so the set is persistent (Godefroid 1996, ch. 4). The explorer adds the rest
+// when an action of the set leads to a violation (visibility), and uses the reduction only where
+// the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
+import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, type ObjectSpace, type Touch } from './footprint.ts';
+import type { Machine } from './machine.ts';
+import type { MachineState, RoleState } from './state.ts';
+import { currentOp, type Action } from './step.ts';
+
+const UNITS = ['mma', 'store'] as const;
+type Unit = (typeof UNITS)[number];
+
+export class AmpleSets {
+  private readonly m: Machine;
+  private readonly o: ObjectSpace;
+  private readonly futures: Futures;
+
+  constructor(m: Machine) {
+    this.m = m;
+    this.o = objectSpace(m);
+    this.futures = new Futures(m, this.o);
+  }
+
+  /**
+   * Indices into `actions` (the full enabled list, enabledActions' order) of a persistent subset,
+   * or undefined when no proper subset is found.
+   */
+  choose(s: MachineState, actions: readonly Action[]): number[] | undefined {
+    if (actions.length <= 1 || s.violation) return undefined;
+    const ctx = new Closure(this.m, this.o, this.futures, s, actions);
+    let best: number[] | undefined;
+    // seeds: copies first (they are the bulk of the interleavings), then units, then roles
+    const order = actions.map((_, i) => i).sort((x, y) => rank(actions[x]!) - rank(actions[y]!));
+    for (const i of order) {
+      const set = ctx.from(actions[i]!);
+      if (set === undefined) continue;
+      if (best === undefined || set.length < best.length) best = set;
+      if (best.length === 1) break;
+    }
+    return best !== undefined && best.length < actions.length ? best.sort((x, y) => x - y) : undefined;
+  }
+}
+
+const rank = (a: Action): number => (a.kind === 'land' ? 0 : a.kind === 'retire' ? 1 : 2);
+
+/** Process ids: roles 0..R-1, units R + 2r + (store), copies R + 2R + i. */
+class Closure {
+  private readonly R: number;
+  private readonly actionOf: Int32Array; // process → action index, −1 when disabled
+  private readonly m: Machine;
+  private readonly o: ObjectSpace;
+  private readonly futures: Futures;
+  private readonly s: MachineState;
+
+  constructor(m: Machine, o: ObjectSpace, futures: Futures, s: MachineState, actions: readonly Action[]) {
+    this.m = m;
+    this.o = o;
+    this.futures = futures;
+    this.s = s;
+    this.R = m.roles.length;
+    this.actionOf = new Int32Array(3 * this.R + s.tma.length).fill(-1);
+    actions.forEach((a, i) => {
+      this.actionOf[this.processOf(a)] = i;
+    });
+  }
+
+  private processOf(a: Action): number {
+    if (a.kind === 'role') return a.role;
+    if (a.kind === 'retire') return this.unitId(a.role, a.unit);
+    return 3 * this.R + a.index;
+  }
+
+  private unitId(r: number, u: Unit): number {
+    return this.R + 2 * r + (u === 'store' ? 1 : 0);
+  }
+
+  /** The enabled actions of the closure of `seed`, or undefined when it must be every action. */
+  from(seed: Action): number[] | undefined {
+    const inSet = new Uint8Array(this.actionOf.length);
+    const stack = [this.processOf(seed)];
+    inSet[stack[0]!] = 1;
+    const add = (p: number): void => {
+      if (inSet[p]) return;
+      inSet[p] = 1;
+      stack.push(p);
+    };
+    const out: number[] = [];
+    while (stack.length > 0) {
+      const p = stack.pop()!;
+      const enabled = this.actionOf[p]!;
+      if (enabled >= 0) out.push(enabled);
+      const ok = p < this.R ? this.role(p, enabled >= 0, add) : p < 3 * this.R ? this.unit(p, enabled >= 0, add) : this.copy(p - 3 * this.R, add);
+      if (!ok) return undefined;
+    }
+    return out;
+  }
+
+  private role(r: number, enabled: boolean, add: (p: number) => void): boolean {
+    const instr = currentOp(this.m, this.s, r);
+    if (!instr) return true; // finished
+    const touch = currentTouch(this.m, this.o, this.s, r, instr);
+    if (touch === GLOBAL) return false;
+    if (enabled) {
+      this.conflicts(touch, r, -1, add);
+      return true;
+    }
+    // disabled: who can enable it
+    switch (instr.op.kind) {
+      case 'wait':
+      case 'wait.token':
+      case 'put':
+      case 'get':
+      case 'bar.sync':
+        this.conflicts(touch, r, -1, add);
+        return true;
+      case 'wgmma.wait':
+        add(this.unitId(r, 'mma'));
+        return true;
+      case 'bulk.wait':
+        add(this.unitId(r, 'store'));
+        return true;
+      default:
+        return false; // blocked for a reason this file does not know: no reduction
+    }
+  }
+
+  private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {
+    const r = (p - this.R) >> 1;
+    const u: Unit = (p - this.R) & 1 ? 'store' : 'mma';
+    const rs = this.s.roles[r];
+    if (!rs) return true;
+    if (!enabled) {
+      add(r); // nothing committed to retire: only the role's commit can give it work
+      return true;
+    }
+    this.conflicts(unitTouch(this.o, rs, r, u), -1, p, add);
+    return true;
+  }
+
+  private copy(i: number, add: (p: number) => void): boolean {
+    const t = this.s.tma[i];
+    if (!t) return true;
+    // a landing writes its slot and completes transaction bytes on its barrier
+    this.conflicts({ reads: [], writes: [t.slot, barrierObject(this.o, t.barrier)] }, -1, 3 * this.R + i, add);
+    return true;
+  }
+
+  /** Add every process other than `selfRole` / `selfProcess` that may do something conflicting with `touch`. */
+  private conflicts(touch: Plain, selfRole: number, selfProcess: number, add: (p: number) => void): void {
+    const { m, s, o } = this;
+    for (let q = 0; q < this.R; q++) {
+      const qs = s.roles[q];
+      if (q === selfRole || !qs) continue;
+      if (qs.pc < (m.roles[q]?.code.length ?? 0) && this.futures.conflicts(q, qs.pc, touch)) add(q);
+    }
+    for (let i = 0; i < s.tma.length; i++) {
+      const p = 3 * this.R + i;
+      const t = s.tma[i]!;
+      if (p !== selfProcess && clash(touch, { reads: [], writes: [t.slot, barrierObject(o, t.barrier)] })) add(p);
+    }
+    for (let q = 0; q < this.R; q++) {
+      const qs = s.roles[q];
+      if (!qs) continue;
+      for (const u of UNITS) {
+        const p = this.unitId(q, u);
+        if (p !== selfProcess && clash(touch, unitTouch(o, qs, q, u))) add(p);
+      }
+    }
+  }
+}
+
+type Plain = Exclude<Touch, typeof GLOBAL>;
+
+/** One writes what the other reads or writes. */
+function clash(a: Plain, b: Plain): boolean {
+  for (const x of a.writes) if (b.writes.includes(x) || b.reads.includes(x)) return true;
+  for (const x of a.reads) if (b.writes.includes(x)) return true;
+  return false;
+}
+
+/** A unit retires groups (writes its group list) and reads the slots of its open and outstanding reads. */
+function unitTouch(o: ObjectSpace, rs: RoleState, r: number, u: Unit): Plain {
+  const reads: number[] = [...(u === 'mma' ? rs.mmaOpen : rs.storeOpen)];
+  for (const g of u === 'mma' ? rs.mmaGroups : rs.storeGroups) if (!g.retired) reads.push(...g.slots);
+  return { reads, writes: [groupObject(o, r, u)] };
+}

@@ -1,0 +1,252 @@
+// What each transition touches, for partial-order reduction (ample.ts; the argument is in
+// docs/checker.md, "Partial-order reduction"). Objects are numbered in one space:
+//   slot x (aref or buffer)          → x
+//   mbarrier b                        → slotCount + b
+//   named barrier n                   → slotCount + barrierCount + n
+//   async groups of (role r, unit u)  → slotCount + barrierCount + named + 2r + (u = store)
+// A transition "touches" an object when it reads or writes any part of the state that belongs to
+// it: a slot's value, flags and access events; a barrier's counters, its pending/done knowledge,
+// the phase bits every holder keeps for it and the tokens naming it; a named barrier's count;
+// a unit's open and committed groups. Changes that every knowledge holder undergoes alike (a phase
+// completion ageing bits of b, a new access event clearing old bits of x) distribute over the
+// unions that merge knowledge, so they belong to b or x alone.
+import { applyBin, applyUn } from '../src/ir/expr.ts';
+import type { Expr, Op } from '../src/ir/program.ts';
+import type { Instr, Machine } from './machine.ts';
+import { slotId } from './machine.ts';
+import type { MachineState } from './state.ts';
+
+/** Touches everything: init and inval reset every role's phase knowledge of a barrier. */
+export const GLOBAL = 'global' as const;
+/**
+ * What a transition reads and writes. Two transitions of different processes conflict when one
+ * writes an object the other reads or writes (reads of one slot by two roles commute: each records
+ * its own read event; so do two waits on one barrier).
+ */
+export type Touch = { readonly reads: readonly number[]; readonly writes: readonly number[] } | typeof GLOBAL;
+
+export interface ObjectSpace {
+  readonly slots: number;
+  readonly barriers: number;
+  readonly named: number;
+  readonly count: number;
+}
+
+export function objectSpace(m: Machine): ObjectSpace {
+  const named = m.usesNamedBarriers ? m.namedBarriers : 0;
+  return { slots: m.slotCount, barriers: m.barrierCount, named, count: m.slotCount + m.barrierCount + named + 2 * m.roles.length };
+}
+
+export const barrierObject = (o: ObjectSpace, b: number): number => o.slots + b;
+export const namedObject = (o: ObjectSpace, n: number): number => o.slots + o.barriers + n;
+export const groupObject = (o: ObjectSpace, r: number, unit: 'mma' | 'store'): number => o.slots + o.barriers + o.named + 2 * r + (unit === 'store' ? 1 : 0);
+
+type OpInstr = Extract<Instr, { kind: 'op' }>;
+
+/** The unit whose groups an op changes, if any. */
+function unitOf(op: Op): 'mma' | 'store' | undefined {
+  switch (op.kind) {
+    case 'wgmma.issue':
+    case 'wgmma.commit':
+    case 'wgmma.wait':
+      return 'mma';
+    case 'tma.store':
+    case 'bulk.commit':
+    case 'bulk.wait':
+      return 'store';
+    default:
+      return undefined;
+  }
+}
+
+/** Ops that only read their slot or barrier (the others write it). */
+const READS_TARGET: ReadonlySet<Op['kind']> = new Set(['read', 'wgmma.issue', 'tma.store', 'wait', 'wait.token']);
+
+/** The references of an op, in the order of the compiled refs, with whether each is only read. */
+function refModes(op: Op): boolean[] {
+  if (op.kind === 'tma.load') return [false, true]; // writes the slot; only checks the barrier is valid
+  return [READS_TARGET.has(op.kind)];
+}
+
+function refIndexExprs(op: Op): Expr[] {
+  if (!('target' in op)) return [];
+  return op.kind === 'tma.load' ? [op.target.index, op.barrier.index] : [op.target.index];
+}
+
+/** The value of an index expression free of loop variables, else undefined. */
+function constant(e: Expr, m: Machine, loopVars: ReadonlySet<string>): number | undefined {
+  switch (e.kind) {
+    case 'num':
+      return e.value;
+    case 'var':
+      return loopVars.has(e.name) ? undefined : m.params.get(e.name);
+    case 'un': {
+      const a = constant(e.arg, m, loopVars);
+      return a === undefined ? undefined : safe(() => applyUn(e.op, a));
+    }
+    case 'bin': {
+      const l = constant(e.left, m, loopVars);
+      const r = constant(e.right, m, loopVars);
+      return l === undefined || r === undefined ? undefined : safe(() => applyBin(e.op, l, r));
+    }
+  }
+}
+
+function safe(f: () => number): number | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Objects of the whole machine: what fence.proxy.async writes (fence events of every slot). */
+function allSlots(m: Machine): number[] {
+  return Array.from({ length: m.slotCount }, (_, x) => x);
+}
+
+/**
+ * What an op may touch whatever the loop variables are: the element its index names when that is
+ * a constant, else every element of the resource (the static footprint futures are made of).
+ */
+export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInstr): Touch {
+  const op = instr.op;
+  if (op.kind === 'init' || op.kind === 'inval') return GLOBAL;
+  if (op.kind === 'fence.proxy.async') return { reads: [], writes: allSlots(m) };
+  const loopVars = new Set(m.roles[r]?.varNames ?? []);
+  const reads: number[] = [];
+  const writes: number[] = [];
+  const modes = refModes(op);
+  const exprs = refIndexExprs(op);
+  instr.refs.forEach((ref, k) => {
+    const into = modes[k] ? reads : writes;
+    const object = (i: number): number => (ref.res.space === 'barrier' ? barrierObject(o, ref.res.base + i) : slotId(m, ref.res, i));
+    const e = exprs[k];
+    const c = e ? constant(e, m, loopVars) : undefined;
+    if (c !== undefined && Number.isInteger(c) && c >= 0 && c < ref.res.size) into.push(object(c));
+    else for (let i = 0; i < ref.res.size; i++) into.push(object(i));
+  });
+  if (op.kind === 'bar.sync' || op.kind === 'bar.arrive') {
+    const c = constant(op.id, m, loopVars);
+    if (c !== undefined && Number.isInteger(c) && c >= 0 && c < o.named) writes.push(namedObject(o, c));
+    else for (let n = 0; n < o.named; n++) writes.push(namedObject(o, n));
+  }
+  if (op.kind === 'wait.token') for (let b = 0; b < o.barriers; b++) reads.push(barrierObject(o, b)); // the token may name any barrier
+  const unit = unitOf(op);
+  if (unit) writes.push(groupObject(o, r, unit));
+  return { reads, writes };
+}
+
+/**
+ * What role r's current op touches in state s: the resolved elements. An index or id that cannot
+ * be evaluated or is out of range makes the op report a protocol error: it touches everything.
+ */
+export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: number, instr: OpInstr): Touch {
+  const op = instr.op;
+  if (op.kind === 'init' || op.kind === 'inval') return GLOBAL;
+  if (op.kind === 'fence.proxy.async') return { reads: [], writes: allSlots(m) };
+  const rs = s.roles[r];
+  if (!rs) return GLOBAL;
+  const reads: number[] = [];
+  const writes: number[] = [];
+  const modes = refModes(op);
+  for (let k = 0; k < instr.refs.length; k++) {
+    const ref = instr.refs[k]!;
+    let idx: number;
+    try {
+      idx = ref.index(rs.vars);
+    } catch {
+      return GLOBAL;
+    }
+    if (!Number.isInteger(idx) || idx < 0 || idx >= ref.res.size) return GLOBAL;
+    (modes[k] ? reads : writes).push(ref.res.space === 'barrier' ? barrierObject(o, ref.res.base + idx) : slotId(m, ref.res, idx));
+  }
+  if (op.kind === 'bar.sync' || op.kind === 'bar.arrive') {
+    let id: number;
+    try {
+      id = instr.args[0]?.(rs.vars) ?? Number.NaN;
+    } catch {
+      return GLOBAL;
+    }
+    if (!Number.isInteger(id) || id < 0 || id >= o.named) return GLOBAL;
+    writes.push(namedObject(o, id));
+  }
+  if (op.kind === 'wait.token' && instr.token !== undefined) {
+    const t = rs.tokens[instr.token] ?? -1;
+    if (t >= 0) reads.push(barrierObject(o, t >> 2));
+  }
+  const unit = unitOf(op);
+  if (unit) writes.push(groupObject(o, r, unit));
+  return { reads, writes };
+}
+
+/**
+ * For every role and pc, the objects its ops from pc on may touch (pc included), as two bitsets of
+ * `words` 32-bit words: all touched objects and the written ones; init or inval sets every bit.
+ */
+export class Futures {
+  readonly words: number;
+  /** per role: rows of 2 × words (touched, written), one row per pc and one for "finished" */
+  private readonly sets: Uint32Array[];
+
+  constructor(m: Machine, o: ObjectSpace) {
+    const w = (this.words = Math.max(1, Math.ceil(o.count / 32)));
+    this.sets = m.roles.map((role, r) => {
+      const n = role.code.length;
+      const sets = new Uint32Array((n + 1) * 2 * w);
+      const own = role.code.map((instr) => (instr.kind === 'op' ? staticTouch(m, o, r, instr) : { reads: [], writes: [] }));
+      const set = (row: number, x: number): void => {
+        sets[row + (x >>> 5)]! |= 1 << (x & 31);
+      };
+      // future(pc) = own(pc) ∪ future(successors): iterate to a fixed point (loops jump back)
+      for (let changed = true; changed; ) {
+        changed = false;
+        for (let pc = n - 1; pc >= 0; pc--) {
+          const row = pc * 2 * w;
+          const before = sets.slice(row, row + 2 * w);
+          const t = own[pc]!;
+          if (t === GLOBAL) sets.fill(0xffffffff, row, row + 2 * w);
+          else {
+            for (const x of t.reads) set(row, x);
+            for (const x of t.writes) {
+              set(row, x);
+              set(row + w, x);
+            }
+          }
+          for (const next of successors(role.code[pc]!, pc)) {
+            const nrow = Math.min(next, n) * 2 * w;
+            for (let i = 0; i < 2 * w; i++) sets[row + i]! |= sets[nrow + i]!;
+          }
+          for (let i = 0; i < 2 * w; i++) if (sets[row + i] !== before[i]) changed = true;
+        }
+      }
+      return sets;
+    });
+  }
+
+  /** Whether role r's future from pc conflicts with a transition touching `t`. */
+  conflicts(r: number, pc: number, t: Exclude<Touch, typeof GLOBAL>): boolean {
+    const sets = this.sets[r];
+    if (!sets) return false;
+    const w = this.words;
+    const row = Math.min(pc, sets.length / (2 * w) - 1) * 2 * w;
+    for (const x of t.writes) if (((sets[row + (x >>> 5)]! >>> (x & 31)) & 1) === 1) return true;
+    for (const x of t.reads) if (((sets[row + w + (x >>> 5)]! >>> (x & 31)) & 1) === 1) return true;
+    return false;
+  }
+}
+
+function successors(instr: Instr, pc: number): number[] {
+  switch (instr.kind) {
+    case 'op':
+      return [pc + 1];
+    case 'loop-init':
+      return [pc + 1, instr.exit];
+    case 'loop-next':
+      return [instr.body, pc + 1];
+    case 'branch':
+      return [pc + 1, instr.target];
+    case 'jump':
+      return [instr.target];
+  }
+}
