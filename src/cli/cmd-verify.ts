@@ -14,8 +14,9 @@ import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
 import { nothingChecked } from '../verify/properties.ts';
 import { reportToSarif } from '../verify/sarif.ts';
+import { version } from './version.ts';
 import { TRACE_LAYOUT, violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
-import { flagBoolean, flagChoice, flagInt, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
+import { flagBoolean, flagChoice, flagInt, flagSize, flagString, paramOverrides, parseCommandLine, type CommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from './exit-codes.ts';
 import { readInputFile } from '../read-input.ts';
 import { ptxFlags, verifyPtxFile } from './verify-ptx.ts';
@@ -35,10 +36,16 @@ Options:
                          slot that is not borrowed)
   --max-states N         stop (inconclusive) after storing N states (default 20,000,000)
   --timeout S            stop (inconclusive) after S seconds (default 600)
+  --max-memory SIZE      stop (inconclusive) when the explorer's tables would pass SIZE
+                         (bytes, or with K, M, G: 512M, 4G; default 6G)
+  --no-por               explore every interleaving (no partial-order reduction); the
+                         counterexamples are then the shortest of the full graph
   --json                 print one JSON object: verdict, level, violations (kind, message,
                          trace, actionIndices), stats
   --trace-out DIR        write each counterexample to DIR as JSON, for 'arefcheck replay'
   --sarif FILE           also write the report as SARIF 2.1.0 (for code-scanning CI)
+  --sarif-root DIR       SARIF file URIs relative to DIR (the repository root), as GitHub
+                         code scanning wants them
   --kernel NAME          .ptx only: the kernel entry to lift (default: the only one)
   --block N              .ptx only: threads per block
   --cta N                .ptx only: the CTA to execute (%ctaid.x, default 0)
@@ -69,9 +76,12 @@ const SPEC: CommandSpec = {
     literal: { type: 'boolean' },
     'max-states': { type: 'string' },
     timeout: { type: 'string' },
+    'max-memory': { type: 'string' },
+    'no-por': { type: 'boolean' },
     json: { type: 'boolean' },
     'trace-out': { type: 'string' },
     sarif: { type: 'string' },
+    'sarif-root': { type: 'string' },
     kernel: { type: 'string' },
     block: { type: 'string' },
     cta: { type: 'string' },
@@ -93,9 +103,14 @@ export interface VerificationRun {
   readonly literal: boolean;
   readonly maxStates?: number;
   readonly maxMs?: number;
+  readonly maxBytes?: number;
+  /** false: --no-por */
+  readonly reduction: boolean;
   readonly json: boolean;
   readonly traceOut?: string;
   readonly sarif?: string;
+  /** --sarif-root: SARIF file URIs relative to this folder */
+  readonly sarifRoot?: string;
 }
 
 /** The limits and options common to `verify` and `pipeline`. */
@@ -103,16 +118,21 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
   const level = flagChoice(cl, 'level', VERIFY_LEVELS);
   const maxStates = flagInt(cl, 'max-states', 1);
   const timeout = flagInt(cl, 'timeout', 1, 24 * 3600);
+  const maxBytes = flagSize(cl, 'max-memory');
   const traceOut = flagString(cl, 'trace-out');
   const sarif = flagString(cl, 'sarif');
+  const sarifRoot = flagString(cl, 'sarif-root');
   return {
     literal: flagBoolean(cl, 'literal'),
     json: flagBoolean(cl, 'json'),
+    reduction: !flagBoolean(cl, 'no-por'),
     ...(level === undefined ? {} : { level }),
+    ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(maxStates === undefined ? {} : { maxStates }),
     ...(timeout === undefined ? {} : { maxMs: timeout * 1000 }),
     ...(traceOut === undefined ? {} : { traceOut }),
     ...(sarif === undefined ? {} : { sarif }),
+    ...(sarifRoot === undefined ? {} : { sarifRoot }),
   };
 }
 
@@ -126,7 +146,9 @@ export function checkWithProgress(program: Program, run: VerificationRun): Repor
   const progress = createProgressReporter(process.stderr);
   const options: VerifyOptions = {
     literal: run.literal,
+    reduction: run.reduction,
     onProgress: progress.onProgress,
+    ...(run.maxBytes === undefined ? {} : { maxBytes: run.maxBytes }),
     ...(run.level === undefined ? {} : { level: run.level }),
     ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),
     ...(run.maxMs === undefined ? {} : { maxMs: run.maxMs }),
@@ -146,7 +168,7 @@ export function checkWithProgress(program: Program, run: VerificationRun): Repor
 /** Print a report (text or JSON), write trace files and SARIF; returns the exit code of the verdict. */
 export function printReport(report: Report, program: Program, run: VerificationRun): number {
   const traceFiles = run.traceOut === undefined ? [] : writeTraceFiles(report, program, run);
-  if (run.sarif !== undefined) writeJson(run.sarif, reportToSarif(report, run.name), SARIF_LAYOUT, '--sarif');
+  if (run.sarif !== undefined) writeJson(run.sarif, reportToSarif(report, run.name, { toolVersion: version(), ...(run.sarifRoot === undefined ? {} : { root: run.sarifRoot }) }), SARIF_LAYOUT, '--sarif');
   if (run.json) {
     writeJsonFd(1, reportJson(report, run.name, traceFiles), { depth: 0 });
   } else {

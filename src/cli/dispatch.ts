@@ -3,9 +3,11 @@
 //   main(argv: string[]): Promise<number>     (argv: the arguments after the command name)
 // returning its exit code. Bad input (InputError) prints one line and exits 2; anything else is
 // our bug: `internal error: …`, exit 70 (set AREFCHECK_DEBUG=1 for the stack).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputError, isInputError } from '../diag.ts';
+import { applyColorChoice } from './color.ts';
+import { version } from './version.ts';
 import { EXIT } from './exit-codes.ts';
 
 /** sysexits.h EX_SOFTWARE: an internal error, distinct from the verdict codes 0–3. */
@@ -31,6 +33,7 @@ Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(10)}${c.summary}`).join('\n')}
 
 Run 'arefcheck <command> --help' for a command's options.
+Every command takes --color / --no-color; NO_COLOR=1 in the environment turns colour off.
 
 Exit codes: 0 verified (or the run finished), 1 violation, 2 bad input or usage,
 3 inconclusive (a limit was reached), ${EXIT_INTERNAL} internal error.
@@ -57,21 +60,8 @@ async function loadCommand(name: CommandName): Promise<CommandModule | undefined
   return isCommandModule(m) ? m : undefined;
 }
 
-/** The package version; package.json is two folders up in src/, three in dist/src/. */
-function version(): string {
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    const url = new URL(rel, import.meta.url);
-    if (!existsSync(url)) continue;
-    const pkg: unknown = JSON.parse(readFileSync(url, 'utf8'));
-    if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'arefcheck' && 'version' in pkg && typeof pkg.version === 'string') {
-      return pkg.version;
-    }
-  }
-  return 'unknown';
-}
-
 export async function cli(argv: readonly string[]): Promise<number> {
-  const [first, ...rest] = argv;
+  const [first, ...rest] = applyColorChoice(argv);
   if (first === undefined) {
     process.stderr.write(HELP);
     return EXIT.badInput;

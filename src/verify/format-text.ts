@@ -62,9 +62,11 @@ export function formatProperties(properties: readonly PropertyStatus[], c: Chalk
 
 /** `level`: named in the heading when the report covers both levels. */
 export function formatViolation(v: ViolationReport, c: ChalkInstance, level?: string): string[] {
-  const where = v.loc ? ` at ${v.loc.file ? `${v.loc.file}:` : 'line '}${v.loc.line}${v.loc.file ? `:${v.loc.col}` : ''}` : '';
+  // `file:line:col: error: …` first, as compilers print it, so editors' problem matchers find it
+  const where = v.loc?.file ? `${v.loc.file}:${v.loc.line}:${v.loc.col}: error: ` : '';
+  const line = v.loc && !v.loc.file ? ` at line ${v.loc.line}` : '';
   const steps = v.trace.length;
-  const head = `${c.red.bold(v.kind)}${level ? ` at the ${level} level` : ''}${where} after ${steps} step${steps === 1 ? '' : 's'}`;
+  const head = `${where}${c.red.bold(v.kind)}${level ? ` at the ${level} level` : ''}${line} after ${steps} step${steps === 1 ? '' : 's'}`;
   const message = v.message.split('\n').map((line) => `  ${line}`);
   return pushAll([head, ...message], formatTraceTable(markViolation(v.trace, v.kind, v.message), c, v.loopStart));
 }

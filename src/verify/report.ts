@@ -22,6 +22,8 @@ export interface ViolationReport {
   readonly actionIndices: readonly number[];
   /** for termination: the step where the repeating cycle starts */
   readonly loopStart?: number;
+  /** for a deadlock: where each role that has not finished is stuck (its current operation) */
+  readonly blockedAt?: readonly Loc[];
 }
 
 export interface Report {
@@ -65,14 +67,32 @@ export function describeTrace(machine: Machine, trace: readonly TraceStep<Machin
   return out;
 }
 
+/** The operations the unfinished roles are stuck at. */
+function stuckAt(machine: Machine, s: MachineState): Loc[] {
+  const out: Loc[] = [];
+  for (let r = 0; r < machine.roles.length; r++) {
+    const loc = currentOp(machine, s, r)?.loc;
+    if (loc) out.push(loc);
+  }
+  return out;
+}
+
 export function buildReport(machine: Machine, level: string, result: CheckResult<MachineState, Action>, refinement = false): Report {
   const violations = result.violations.map((v): ViolationReport => {
     const last = v.trace[v.trace.length - 1]?.state;
-    const loc = last?.violation?.loc;
+    const blockedAt = v.kind === 'deadlock' && last ? stuckAt(machine, last) : [];
+    const trace = describeTrace(machine, v.trace);
+    // where to point: the violating operation; for a deadlock the first blocked one; for a
+    // termination cycle the first operation of the cycle
+    const loc =
+      last?.violation?.loc ??
+      blockedAt[0] ??
+      (v.loopStart !== undefined ? trace.slice(v.loopStart).find((t) => t.loc)?.loc : undefined);
     const base = {
       kind: v.kind,
       message: v.message,
-      trace: describeTrace(machine, v.trace),
+      trace,
+      ...(blockedAt.length > 0 ? { blockedAt } : {}),
       actionIndices: v.trace.slice(1).map((t) => t.actionIndex ?? 0),
       ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}),
     };

@@ -17,7 +17,7 @@ describe('a counterexample of a million steps', () => {
     const r = arefcheck('verify', PROGRAM, '--trace-out', dir, '--sarif', sarif);
     expect(r.stderr).not.toMatch(/internal error|Maximum call stack|heap/);
     expect(r.status).toBe(1);
-    expect(r.stdout).toMatch(/^fifo at test\/fixtures\/programs\/deep-counterexample\.aref:11:5 after 1019999 steps$/m);
+    expect(r.stdout).toMatch(/^test\/fixtures\/programs\/deep-counterexample\.aref:11:5: error: fifo after 1019999 steps$/m);
     // the whole trace is printed: one row per step
     expect(r.stdout).toMatch(/^ {2}1019999 {2}c {6}get A\[0\] expect 340000 {2}→ fifo/m);
 

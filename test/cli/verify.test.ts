@@ -70,7 +70,7 @@ describe('arefcheck verify', () => {
     const r = arefcheck('verify', 'examples/early-release-mbar.aref');
     expect(r.status).toBe(1);
     expect(r.stdout.split('\n')[0]).toBe('✘ violation  examples/early-release-mbar.aref at the mbarrier level: 1 violation (race)');
-    expect(r.stdout).toMatch(/^race at examples\/early-release-mbar\.aref:16:5 after 14 steps$/m);
+    expect(r.stdout).toMatch(/^examples\/early-release-mbar\.aref:16:5: error: race after 14 steps$/m);
     expect(r.stdout).toMatch(/^ {2}step {2}actor +action +changes +line$/m);
     expect(r.stdout).toMatch(/^ {5}1 {2}producer +wait empty\[0\], parity 1 +14$/m);
     expect(r.stdout).toMatch(/^ {4}14 {2}producer +tma\.load S\[0\] -> full\[0\], 16384 value 2 +→ race +16$/m);
