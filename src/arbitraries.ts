@@ -12,13 +12,33 @@ export interface PipelineParams {
   readonly iterations: number;
 }
 
-/** D in 1..4, P in 0..3, C in 1..2, K in 1..8: small enough to explore exhaustively. */
-export function arbPipelineParams(): fc.Arbitrary<PipelineParams> {
+/** An inclusive range of integers. */
+export interface IntRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Ranges for arbPipelineParams; each defaults to the small range that is explored exhaustively. */
+export interface PipelineRanges {
+  readonly depth?: IntRange;
+  readonly pending?: IntRange;
+  readonly consumers?: IntRange;
+  readonly iterations?: IntRange;
+}
+
+/** Default D in 1..4, P in 0..3, C in 1..2, K in 1..8: small enough to explore exhaustively. */
+export function arbPipelineParams(ranges: PipelineRanges = {}): fc.Arbitrary<PipelineParams> {
+  const range = (name: keyof PipelineRanges, lowest: number, fallback: IntRange): fc.Arbitrary<number> => {
+    const r = ranges[name] ?? fallback;
+    if (!Number.isInteger(r.min) || !Number.isInteger(r.max) || r.min < lowest || r.max < r.min)
+      throw new RangeError(`arbPipelineParams: ${name} range ${r.min}..${r.max} must be integers with ${lowest} ≤ min ≤ max`);
+    return fc.integer(r);
+  };
   return fc.record({
-    depth: fc.integer({ min: 1, max: 4 }),
-    pending: fc.integer({ min: 0, max: 3 }),
-    consumers: fc.integer({ min: 1, max: 2 }),
-    iterations: fc.integer({ min: 1, max: 8 }),
+    depth: range('depth', 1, { min: 1, max: 4 }),
+    pending: range('pending', 0, { min: 0, max: 3 }),
+    consumers: range('consumers', 1, { min: 1, max: 2 }),
+    iterations: range('iterations', 1, { min: 1, max: 8 }),
   });
 }
 

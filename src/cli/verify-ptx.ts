@@ -2,11 +2,10 @@
 // user's, defaults for the rest, and the depth-driving values raised — sweep.ts), check each
 // lifted program, and report the worst verdict with what it covers and what the lifter assumed.
 import { InputError } from '../diag.ts';
-import { parseDims, pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
-import { liftLaunchPoints, shortKey, type LaunchPoint } from '../ptx/lift/sweep.ts';
+import { parseDims, type LiftOptions } from '../ptx/lift/lift.ts';
 import { parsePtx } from '../ptx/parse/parser.ts';
 import { readInputFile } from '../read-input.ts';
-import type { Report } from '../verify.ts';
+import { verifyPtxModule } from '../verify/ptx.ts';
 import { flagBoolean, flagInt, flagString, flagStrings, type CommandLine } from './args.ts';
 import { checkWithProgress, printReport, type VerificationRun } from './cmd-verify.ts';
 
@@ -49,53 +48,6 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
 
 /** Lift, check every launch point, print the worst report; returns the exit code. */
 export function verifyPtxFile(file: string, flags: PtxFlags, run: VerificationRun): number {
-  const module = parsePtx(readInputFile(file), file);
-  const kernel = pickKernel(module, flags.options.kernel);
-  const points = liftLaunchPoints(module, { ...flags.options, kernel: kernel.name }, flags.sweep);
-  const params = kernel.params.map((p) => p.name);
-  const reports = points.map((p) => ({ point: p, report: checkWithProgress(p.program, run) }));
-  const worst =
-    reports.find((r) => r.report.verdict === 'violation') ?? reports.find((r) => r.report.verdict === 'inconclusive') ?? reports[reports.length - 1];
-  if (!worst) throw new InputError(`${file}: nothing to check`);
-  const report = combine(worst.report, reports.map((r) => r.report), points, worst.point, params);
-  return printReport(report, worst.point.program, run);
-}
-
-function combine(worst: Report, all: readonly Report[], points: readonly LaunchPoint[], at: LaunchPoint, params: readonly string[]): Report {
-  const sum = (f: (r: Report) => number): number => all.reduce((a, r) => a + f(r), 0);
-  const stats = {
-    ...worst.stats,
-    states: sum((r) => r.stats.states),
-    transitions: sum((r) => r.stats.transitions),
-    ms: sum((r) => r.stats.ms),
-  };
-  const open = at.facts.launch.filter((l) => !l.given);
-  const verdicts = points.length > 1 ? [`verdict by launch: ${points.map((p, i) => `${p.label}: ${all[i]?.verdict ?? '?'}`).join('; ')}`] : [];
-  const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...verdicts];
-  const scope =
-    points.length > 1
-      ? `for ${points.length} launch assignments (a bounded sweep, not every launch)`
-      : open.length > 0
-        ? 'for one launch assignment (launch values not given take defaults)'
-        : undefined;
-  return { ...worst, stats: { ...stats, statesPerSecond: stats.ms > 0 ? (stats.states * 1000) / stats.ms : 0 }, notes, ...(scope ? { scope } : {}) };
-}
-
-/** What the verdict rests on: the launch points, the values assumed, the sizes inferred. */
-export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, params: readonly string[]): string[] {
-  const key = (k: string): string => shortKey(k, params);
-  const out: string[] = [];
-  if (points.length > 1) out.push(`launch values checked: ${points.map((p) => p.label).join('; ')} (fix any with --param NAME+OFFSET:TYPE=V)`);
-  if (at.label !== 'defaults' && points.length > 1) out.push(`this report is for: ${at.label}`);
-  const facts: LiftFacts = at.facts;
-  const open = facts.launch.filter((l) => !l.given);
-  if (open.length > 0) {
-    const shown = open.slice(0, 10).map((l) => `${key(l.v.key)}=${l.value}`);
-    out.push(`launch values not given (${open.length}): ${shown.join(', ')}${open.length > shown.length ? ', …' : ''}`);
-  }
-  if (facts.grid.some((g) => g > 1) || facts.cluster.some((c) => c > 1)) out.push(`grid ${facts.grid.join('×')}, cluster ${facts.cluster.join('×')}`);
-  for (const m of facts.tma) if (m.how !== 'given') out.push(`TMA box of ${key(m.map)}: ${m.bytes} bytes, inferred from the ${m.how} (give --tma-box ${key(m.map)}=BYTES)`);
-  for (const t of facts.assumedTx ?? []) out.push(`expect_tx at line${t.lines.length > 1 ? 's' : ''} ${t.lines.join(', ')}: its byte count ${t.from === 'a launch value' ? 'comes from a launch value' : `is launch value ${key(t.from)}`}, taken as ${t.bytes} (what its copies deliver), so that expect_tx is not checked`);
-  if (facts.stuck) out.push(`the concrete run hung (${facts.stuck})${facts.forcedWaits ? `; ${facts.forcedWaits} waits were let past to record the rest` : ''}`);
-  return out;
+  const { report, program } = verifyPtxModule(parsePtx(readInputFile(file), file), file, flags.options, flags.sweep, (p) => checkWithProgress(p, run));
+  return printReport(report, program, run);
 }
