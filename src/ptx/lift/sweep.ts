@@ -25,14 +25,14 @@ const PROBE_STEPS = 4_000_000;
 const MAX_EVENTS = 6_000;
 /** Rounds of raising one more value on top of the last one chosen. */
 const MAX_ROUNDS = 3;
-/** Waits on every barrier that grew (by the warp that waits most on it): each ring wrapped, both parities waited. */
+/** Phases waited on every barrier that grew (by the warp that waits most on it): each ring wrapped, both parities waited. */
 const DEEP = 2;
 
 interface Probe {
   readonly trace: KernelTrace;
   readonly events: number;
   readonly waits: number;
-  /** per barrier, the most waits one warp made on it */
+  /** per barrier, the most phases one warp waited for on it */
   readonly most: ReadonlyMap<string, number>;
 }
 
@@ -43,14 +43,17 @@ function measure(trace: KernelTrace): Probe {
   const most = new Map<string, number>();
   for (const w of trace.warps) {
     events += w.length;
-    const per = new Map<string, number>();
+    // phases a warp waited for: a run of waits with one parity is one phase (fast.cu waits twice
+    // per phase, on two tokens); the count grows when the parity changes, that is when the ring wrapped
+    const per = new Map<string, { phases: number; parity: number }>();
     for (const e of w as readonly WarpEvent[]) {
       if (e.k !== 'wait') continue;
       waits++;
       const k = `${e.cta}:${e.bar}`;
-      const n = (per.get(k) ?? 0) + 1;
-      per.set(k, n);
-      most.set(k, Math.max(most.get(k) ?? 0, n));
+      const last = per.get(k);
+      const phases = last === undefined ? 1 : last.phases + (last.parity === e.parity ? 0 : 1);
+      per.set(k, { phases, parity: e.parity });
+      most.set(k, Math.max(most.get(k) ?? 0, phases));
     }
   }
   return { trace, events, waits, most };
@@ -123,7 +126,31 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
     if (!next) break;
     cur = next;
   }
+  if (points.length === 1) {
+    // no single value drives the pipeline (M6 of fast.cu needs M, N and K all past one tile
+    // before a CTA has any work): raise every open value together
+    const joint = raiseTogether(p, options, cur.run, given);
+    if (joint) {
+      const lifted = programOfTrace(module, joint.run.trace, options);
+      if (!seen.has(JSON.stringify(lifted.program.roles))) points.push({ label: `every open integer = ${joint.value}`, ...lifted });
+    }
+  }
   return points;
+}
+
+/** All open integer launch values set to one ladder value, the first that wraps every ring that grew. */
+function raiseTogether(p: ReturnType<typeof prepare>, options: LiftOptions, base: Probe, given: ReadonlyMap<string, bigint>): { value: bigint; run: Probe } | undefined {
+  const open = [...base.trace.launch.reads.values()].filter(({ v }) => v.kind === 'int' && !given.has(v.key) && !/^(grid|cluster)\./.test(v.key));
+  if (open.length < 2) return undefined;
+  let best: { value: bigint; run: Probe } | undefined;
+  for (const value of LADDER) {
+    const run = probe(p, options, new Map([...given, ...open.map(({ v }) => [v.key, value] as const)]), PROBE_STEPS);
+    if (!run) continue; // a value the kernel cannot run with (a division by a tile count of 0)
+    if (run.events > MAX_EVENTS) break;
+    if (run.waits > (best?.run.waits ?? base.waits)) best = { value, run };
+    if (depthOver(run, base) >= DEEP) break;
+  }
+  return best;
 }
 
 /** `0+1408` for a field of a long-named (mangled) parameter: what `--param` accepts. */
