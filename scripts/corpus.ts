@@ -2,7 +2,8 @@
 // repositories, read in place) and, when AREFCHECK_CORPUS names a folder, the .ptx files there
 // (a git-ignored cache the developer fills; third-party PTX never enters this repository).
 // Prints one row per kernel: lines, roles, states, seconds, verdict (or the refusal).
-// Run: node --import tsx scripts/corpus.ts [--max-ms N] [--filter SUBSTRING] [--json OUT]
+// Run: node --import tsx scripts/corpus.ts [--max-ms N] [--filter SUBSTRING] [--json OUT] [--markdown OUT]
+// (--markdown writes the table docs/ptx.md shows: kernel, lines, states, seconds, verdict)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../src/diag.ts';
@@ -76,3 +77,29 @@ for (const dir of dirs) {
 }
 const out = flag('--json');
 if (out) writeFileSync(out, `${JSON.stringify(rows, null, 1)}\n`);
+const md = flag('--markdown');
+if (md) writeFileSync(md, markdownTable(rows));
+
+/** A short readable name for a mangled kernel: the CUTLASS schedule, fast.cu's Mn, or the start. */
+function shortName(kernel: string): string {
+  const schedule = /KernelTmaWarpSpecialized(Cooperative|Pingpong)?/.exec(kernel);
+  if (schedule) return schedule[0];
+  const fast = /^_ZN\d?(M\d+)\d+matmulKernel/.exec(kernel);
+  if (fast?.[1]) return fast[1];
+  return kernel.length > 32 ? `${kernel.slice(0, 29)}…` : kernel;
+}
+
+function markdownTable(all: readonly Row[]): string {
+  const lines = [
+    `Made by \`AREFCHECK_CORPUS=.corpus node --import tsx scripts/corpus.ts --max-ms ${maxMs} --markdown FILE\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (Node ${process.version}).`,
+    '',
+    '| file | kernel | PTX lines | launch points | states | s | verdict | detail |',
+    '|---|---|---:|---|---:|---:|---|---|',
+  ];
+  for (const r of all) {
+    const detail = r.detail.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 160);
+    const points = (r.points ?? []).join('; ').replace(/\|/g, '\\|');
+    lines.push(`| ${r.file.replace(/\.ptx$/, '')} | ${shortName(r.kernel)} | ${r.lines.toLocaleString('en-US')} | ${points} | ${r.states?.toLocaleString('en-US') ?? '–'} | ${(((r.verifyMs ?? 0) + r.liftMs) / 1000).toFixed(1)} | ${r.verdict} | ${detail} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Build arefcheck's own corpus of real Hopper kernels: nvcc 13 compiles kernels of public
+# repositories to sm_90a PTX in a git-ignored folder (third-party PTX never enters this repo).
+#
+#   scripts/build-corpus.sh SRC [OUT]
+#
+# SRC holds checkouts of NVIDIA/cutlass, HazyResearch/ThunderKittens, deepseek-ai/DeepGEMM and
+# pranjalssh/fast.cu (folders cutlass/, ThunderKittens/, DeepGEMM/, fast.cu/; the commits measured
+# are in docs/ptx.md); a missing one is cloned when the network allows. OUT defaults to .corpus/.
+# Our wrappers (scripts/corpus/*.cu) only instantiate the libraries' kernels. Then:
+#   AREFCHECK_CORPUS=.corpus node --import tsx scripts/corpus.ts
+set -euo pipefail
+SRC="${1:?usage: scripts/build-corpus.sh SRC [OUT]}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+OUT="$(mkdir -p "${2:-$HERE/../.corpus}" && cd "${2:-$HERE/../.corpus}" && pwd)"
+NVCC="${NVCC:-nvcc}"
+JOBS="${JOBS:-2}"
+command -v "$NVCC" >/dev/null || { echo "build-corpus: nvcc not found (set NVCC=/path/to/nvcc)" >&2; exit 2; }
+
+declare -A REPO=(
+  [cutlass]=https://github.com/NVIDIA/cutlass
+  [ThunderKittens]=https://github.com/HazyResearch/ThunderKittens
+  [DeepGEMM]=https://github.com/deepseek-ai/DeepGEMM
+  [fast.cu]=https://github.com/pranjalssh/fast.cu
+)
+for d in "${!REPO[@]}"; do
+  [ -d "$SRC/$d" ] || git clone --depth 1 "${REPO[$d]}" "$SRC/$d" || echo "build-corpus: no $SRC/$d; its kernels are skipped" >&2
+done
+
+CUTLASS_FLAGS="-std=c++17 --expt-relaxed-constexpr -DNDEBUG -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
+TK_FLAGS="-std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr -I $SRC/ThunderKittens/include -I $SRC/ThunderKittens/prototype -DNDEBUG -DKITTENS_HOPPER"
+DG_FLAGS="-std=c++20 -O3 --expt-relaxed-constexpr --expt-extended-lambda -I $SRC/DeepGEMM/deep_gemm/include -I $SRC/cutlass/include"
+CT="cutlass::gemm"
+
+# name | source | flags (one kernel family per line; macros pick the instantiation)
+TARGETS=$(cat <<EOF
+cutlass_coop_128x256x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedCooperative -DTILE_N=256
+cutlass_coop_256x128x64_f16_c2x1|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedCooperative -DTILE_M=256 -DCLUSTER_M=2
+cutlass_coop_128x128x64_f16_c2x2|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedCooperative -DCLUSTER_M=2 -DCLUSTER_N=2
+cutlass_coop_128x128x128_e4m3|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedCooperative -DELEM_AB=cutlass::float_e4m3_t -DTILE_K=128
+cutlass_coop_streamk_128x128x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedCooperative -DSCHEDULER=$CT::StreamKScheduler
+cutlass_pingpong_128x128x64_bf16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedPingpong -DELEM_AB=cutlass::bfloat16_t
+cutlass_pingpong_128x64x64_f16_c1x2|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedPingpong -DTILE_N=64 -DCLUSTER_N=2
+cutlass_ws_128x128x64_bf16_c2x1|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecialized -DELEM_AB=cutlass::bfloat16_t -DCLUSTER_M=2
+cutlass_ws_64x128x64_f16_s4|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecialized -DTILE_M=64 -DSTAGES=4
+cutlass_ws_128x128x32_tf32|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecialized -DELEM_AB=cutlass::tfloat32_t -DTILE_K=32
+cutlass_ws_128x256x64_f16_nn|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecialized -DTILE_N=256 -DLAYOUT_B=cutlass::layout::RowMajor
+deepgemm_1d2d_m128_n128_s5|$HERE/corpus/deepgemm_1d2d.cu|$DG_FLAGS
+deepgemm_1d2d_m64_n128_s6|$HERE/corpus/deepgemm_1d2d.cu|$DG_FLAGS -DDG_BLOCK_M=64 -DDG_STAGES=6
+deepgemm_1d2d_m128_n128_s4_mc2|$HERE/corpus/deepgemm_1d2d.cu|$DG_FLAGS -DDG_STAGES=4 -DDG_MULTICAST=2
+deepgemm_1d2d_m128_n64_s5_mc2a|$HERE/corpus/deepgemm_1d2d.cu|$DG_FLAGS -DDG_BLOCK_N=64 -DDG_MULTICAST=2 -DDG_MULTICAST_ON_A=true
+tk_fp8_h100_gemm|$SRC/ThunderKittens/kernels/gemm/fp8_h100/fp8_h100_gemm.cu|$TK_FLAGS
+tk_educational_h100_level_05|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_05.cu|$TK_FLAGS
+tk_educational_h100_level_07|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_07.cu|$TK_FLAGS
+tk_educational_h100_level_08|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_08.cu|$TK_FLAGS
+EOF
+)
+
+build() {
+  local name="${1%%|*}" rest="${1#*|}"
+  local src="${rest%%|*}" flags="${rest#*|}"
+  [ -f "$src" ] || { echo "skip $name: no $src"; return 0; }
+  # shellcheck disable=SC2086
+  if "$NVCC" -ptx -arch=sm_90a $flags -o "$OUT/$name.ptx" "$src" 2>"$OUT/$name.log"; then echo "built $name"; rm -f "$OUT/$name.log"
+  else echo "FAILED $name (see $OUT/$name.log)"; fi
+}
+export -f build
+export NVCC OUT
+printf '%s\n' "$TARGETS" | xargs -P "$JOBS" -I{} bash -c 'build "$@"' _ {}
