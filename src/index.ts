@@ -43,6 +43,6 @@ export {
   type TraceFile,
   type TraceJson,
 } from './api.ts';
-export { EXIT, type ExitCode } from './cli/exit-codes.ts';
+export { EXIT, type ExitCode } from './exit-codes.ts';
 export * as semantics from '../semantics/index.ts';
 export * as checker from '../checker/index.ts';

@@ -19,8 +19,8 @@ import { start } from '../../semantics/index.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, LEVELS, paramOverrides, parseCommandLine, usageError, type CommandSpec } from './args.ts';
 import { atLevel } from './cmd-run.ts';
 import { readTraceFile } from './cmd-replay.ts';
-import { loadProgramForCli } from './cmd-verify.ts';
-import { EXIT } from './exit-codes.ts';
+import { loadProgramForCli } from './load-program.ts';
+import { EXIT } from '../exit-codes.ts';
 
 export const DIAGRAM_HELP = `Usage: arefcheck diagram FILE [options]
 

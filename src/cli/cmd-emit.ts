@@ -13,7 +13,7 @@ import { DTYPES } from '../ptx/emit/options.ts';
 import { verifyProgram, type Report } from '../verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, flagStrings, paramOverrides, parseCommandLine, usageError, type CommandLine, type CommandSpec, type OptionSpec } from './args.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 
 export const EMIT_HELP = `Usage: arefcheck emit FILE --target ptx --kernel stream|gemm [options]
 

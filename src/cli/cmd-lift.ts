@@ -7,7 +7,7 @@ import { programToJson } from '../lang/json.ts';
 import { printProgram } from '../lang/printer.ts';
 import { liftPtxFile, type LiftOptions } from '../ptx/lift/index.ts';
 import { flagBoolean, flagInt, flagString, flagStrings, parseCommandLine, type CommandSpec } from './args.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 import { readInputFile } from '../read-input.ts';
 
 export const LIFT_HELP = `Usage: arefcheck lift FILE.ptx [--print] [options]

@@ -8,8 +8,8 @@ import { printProgram } from '../lang/printer.ts';
 import { MAX_INT } from '../lang/syntax.ts';
 import { pipelineProgram, type PipelineOptions } from '../pipeline.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, LEVELS, parseCommandLine, requiredInt, usageError, type CommandSpec } from './args.ts';
-import { runVerification, verificationFlags } from './cmd-verify.ts';
-import { EXIT } from './exit-codes.ts';
+import { runVerification, verificationFlags } from './verification.ts';
+import { EXIT } from '../exit-codes.ts';
 import { emitFromPipeline, parseTile } from '../ptx/emit/index.ts';
 
 type PipelineFamily = Omit<PipelineOptions, 'level' | 'bytes'>;

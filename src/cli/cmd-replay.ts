@@ -6,8 +6,8 @@ import { replayTrace, type ReplayResult } from '../verify/replay.ts';
 import { formatTraceTable, markViolation } from '../verify/format-text.ts';
 import { readTraceJson, type TraceFile } from '../verify/trace-json.ts';
 import { flagBoolean, flagChoice, LEVELS, parseCommandLine, type CommandSpec } from './args.ts';
-import { loadFlags, loadProgramForCli } from './cmd-verify.ts';
-import { EXIT } from './exit-codes.ts';
+import { loadFlags, loadProgramForCli } from './load-program.ts';
+import { EXIT } from '../exit-codes.ts';
 import { readInputFile } from '../read-input.ts';
 import { writeJsonFd } from '../json-out.ts';
 

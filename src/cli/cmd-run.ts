@@ -7,7 +7,7 @@ import { formatRunText, randomRun, type RunReport } from '../interp/run.ts';
 import { loadProgramFile } from '../lang/load.ts';
 import { lowerProgram } from '../lower.ts';
 import { flagBoolean, flagChoice, flagInt, LEVELS, paramOverrides, parseCommandLine, type CommandSpec } from './args.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 import { writeJsonFd } from '../json-out.ts';
 
 export const RUN_HELP = `Usage: arefcheck run FILE [options]

@@ -12,7 +12,7 @@ import { chainSources, lineSource, runStepper, scriptSource, STEPPER_HELP, type 
 import { start } from '../../semantics/index.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, LEVELS, paramOverrides, parseCommandLine, type CommandSpec } from './args.ts';
 import { atLevel } from './cmd-run.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 
 export const STEP_HELP = `Usage: arefcheck step FILE [options]
 

@@ -3,12 +3,10 @@
 //   main(argv: string[]): Promise<number>     (argv: the arguments after the command name)
 // returning its exit code. Bad input (InputError) prints one line and exits 2; anything else is
 // our bug: `internal error: …`, exit 70 (set AREFCHECK_DEBUG=1 for the stack).
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { InputError, isInputError } from '../diag.ts';
 import { applyColorChoice } from './color.ts';
 import { version } from './version.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 
 /** sysexits.h EX_SOFTWARE: an internal error, distinct from the verdict codes 0–3. */
 export const EXIT_INTERNAL = 70;
@@ -47,17 +45,26 @@ interface CommandModule {
   main(argv: string[]): Promise<number>;
 }
 
-function isCommandModule(m: unknown): m is CommandModule {
-  return typeof m === 'object' && m !== null && 'main' in m && typeof m.main === 'function';
-}
+/** The one command table: each command's module, loaded when the command runs. */
+const LOADERS: Readonly<Record<CommandName, () => Promise<CommandModule>>> = {
+  verify: () => import('./cmd-verify.ts'),
+  run: () => import('./cmd-run.ts'),
+  pipeline: () => import('./cmd-pipeline.ts'),
+  replay: () => import('./cmd-replay.ts'),
+  emit: () => import('./cmd-emit.ts'),
+  lift: () => import('./cmd-lift.ts'),
+  step: () => import('./cmd-step.ts'),
+  diagram: () => import('./cmd-diagram.ts'),
+};
 
-/** Loads ./cmd-<name> next to this file (.ts under tsx, .js once built); undefined if this build lacks it. */
+/** A command's module; undefined when this build left it out (a trimmed package). */
 async function loadCommand(name: CommandName): Promise<CommandModule | undefined> {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const url = new URL(`./cmd-${name}${ext}`, import.meta.url);
-  if (!existsSync(fileURLToPath(url))) return undefined;
-  const m: unknown = await import(url.href);
-  return isCommandModule(m) ? m : undefined;
+  try {
+    return await LOADERS[name]();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`cmd-${name}`)) return undefined;
+    throw e;
+  }
 }
 
 export async function cli(argv: readonly string[]): Promise<number> {

@@ -7,7 +7,7 @@ import { parsePtx } from '../ptx/parse/parser.ts';
 import { readInputFile } from '../read-input.ts';
 import { verifyPtxModule } from '../verify/ptx.ts';
 import { flagBoolean, flagInt, flagString, flagStrings, type CommandLine } from './args.ts';
-import { checkWithProgress, printReport, type VerificationRun } from './cmd-verify.ts';
+import { checkWithProgress, printReport, type VerificationRun } from './verification.ts';
 
 export interface PtxFlags {
   readonly options: LiftOptions;

@@ -5,7 +5,7 @@
 // no longer fits its program fails loudly).
 import type { ChalkInstance } from 'chalk';
 import { InputError } from '../diag.ts';
-import { EXIT } from '../cli/exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 import { seededRandom } from '../interp/random.ts';
 import { describeEnding, stepCount } from './ending-text.ts';
 import { actorWidth, formatEnabled, formatStatePanel } from './panel.ts';
