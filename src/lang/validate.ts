@@ -100,11 +100,15 @@ function checkDeclarations(p: Program, fileLoc: Loc): Declared {
   }
   if (p.roles.length === 0) throw new InputError('a program needs at least one role (role NAME warps N: …)', fileLoc);
   let warps = 0;
+  // a lifted cluster of C CTAs declares 16·C + 1 named barriers (ir/program.ts): its roles may hold C CTAs' warps
+  const ctas = p.namedBarriers !== undefined && p.namedBarriers > 16 ? Math.max(1, Math.floor((p.namedBarriers - 1) / 16)) : 1;
+  const most = MAX_WARPS * ctas;
+  const holder = ctas > 1 ? `a cluster of ${ctas} CTAs can hold (${most} warps)` : `a CTA can hold (${MAX_WARPS} warps = 1024 threads)`;
   for (const role of p.roles) {
     declare(role.name, 'role', role.loc);
     intIn(role, 'warps', role.warps, 1, MAX_WARPS, `the warp count of role ${role.name}`, role.loc);
     warps += role.warps;
-    if (warps > MAX_WARPS) throw new InputError(`the roles have ${warps} warps in all, more than a CTA can hold (${MAX_WARPS} warps = 1024 threads)`, fieldLocOf(role, 'warps') ?? role.loc);
+    if (warps > most) throw new InputError(`the roles have ${warps} warps in all, more than ${holder}`, fieldLocOf(role, 'warps') ?? role.loc);
   }
   return { params, resources, names };
 }
