@@ -229,7 +229,8 @@ export const BENCH_NOTES = `How to read the tables:
   in this process, one instance at a time; *ms* is the checker's own wall time (exploration,
   invariants and the termination check); *B/state* the explorer's typed arrays divided by the states.
   The mbarrier level is the generated program already lowered (no refinement monitor), as SPIN's
-  \`aref_mbar.pml\` is.
+  \`aref_mbar.pml\` is. Partial-order reduction is on (the default; docs/checker.md), as SPIN's is
+  (\`-DSAFETY\` keeps it): the state counts are those of the reduced graphs.
 - **SPIN**: \`spin -a -DD=.. -DK=.. -DP=.. -DC=.. aref.pml\` (or \`aref_mbar.pml\`),
   \`gcc -O2 -DSAFETY -o pan pan.c\`, \`./pan -m100000\`, one pan at a time (bench/spin.ts). *pan s* is
   pan's own "elapsed time" (10 ms resolution); *pan wall ms* is the whole \`./pan\` process, which

@@ -3,7 +3,8 @@
 // (a git-ignored cache the developer fills; third-party PTX never enters this repository).
 // Prints one row per kernel: lines, roles, states, seconds, verdict (or the refusal).
 // Run: node --import tsx scripts/corpus.ts [--max-ms N] [--filter SUBSTRING] [--json OUT] [--markdown OUT]
-// (--markdown writes the table docs/ptx.md shows: kernel, lines, states, seconds, verdict)
+// (--markdown writes the table docs/ptx.md shows: kernel, lines, states, seconds, verdict;
+// --from-json IN renders the table of an earlier --json run without checking again)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../src/diag.ts';
@@ -33,19 +34,24 @@ const flag = (name: string): string | undefined => {
 const maxMs = Number(flag('--max-ms') ?? 60_000);
 const filter = flag('--filter');
 const dirs = [join(import.meta.dirname, '..', '..', 'shared', 'corpus'), process.env['AREFCHECK_CORPUS']].filter((d): d is string => d !== undefined && existsSync(d));
-const rows: Row[] = [];
-for (const dir of dirs) {
+const fromJson = flag('--from-json');
+const rows: Row[] = fromJson ? (JSON.parse(readFileSync(fromJson, 'utf8')) as Row[]) : [];
+for (const dir of fromJson ? [] : dirs) {
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.ptx')).sort()) {
     if (filter && !f.includes(filter)) continue;
     const path = join(dir, f);
     const text = readFileSync(path, 'utf8');
     const module = parsePtx(text, f);
     // kernels that synchronize through mbarriers (a corpus file also holds fill / reference kernels)
-    for (const k of kernelsOf(module)) {
+    // kernels with no mbarrier at all (fill, reference GEMM, cub's EmptyKernel) are not pipelines
+    for (const k of kernelsOf(module).filter(usesMbarriers)) {
       const t0 = performance.now();
       const row: Row = { file: f, kernel: k.name, lines: text.split('\n').length, liftMs: 0, verdict: '', detail: '' };
       try {
-        const points = liftLaunchPoints(module, { kernel: k.name }, !args.includes('--no-sweep'));
+        // a kernel without .reqntid gets its block size from NAME.block next to the PTX (build-corpus.sh writes it)
+        const blockFile = path.replace(/\.ptx$/, '.block');
+        const block = existsSync(blockFile) ? Number(readFileSync(blockFile, 'utf8').trim()) : undefined;
+        const points = liftLaunchPoints(module, { kernel: k.name, ...(block ? { block } : {}) }, !args.includes('--no-sweep'));
         row.liftMs = performance.now() - t0;
         const last = points[points.length - 1];
         row.roles = last?.program.roles.map((r) => `${r.name}×${r.warps}`).join(' ') ?? '';
@@ -75,6 +81,13 @@ for (const dir of dirs) {
     }
   }
 }
+/** Whether a kernel has an mbarrier instruction anywhere in its body (nested blocks included). */
+function usesMbarriers(f: { readonly body?: readonly unknown[] }): boolean {
+  const seen = (x: unknown): boolean =>
+    Array.isArray(x) ? x.some(seen) : typeof x === 'object' && x !== null && (('opcode' in x && String(x.opcode).startsWith('mbarrier')) || Object.values(x).some((v) => typeof v === 'object' && seen(v)));
+  return seen(f.body ?? []);
+}
+
 const out = flag('--json');
 if (out) writeFileSync(out, `${JSON.stringify(rows, null, 1)}\n`);
 const md = flag('--markdown');
@@ -84,7 +97,7 @@ if (md) writeFileSync(md, markdownTable(rows));
 function shortName(kernel: string): string {
   const schedule = /KernelTmaWarpSpecialized(Cooperative|Pingpong)?/.exec(kernel);
   if (schedule) return schedule[0];
-  const fast = /^_ZN\d?(M\d+)\d+matmulKernel/.exec(kernel);
+  const fast = /^_ZN\d+(M\d+)\d{2}matmulKernel/.exec(kernel);
   if (fast?.[1]) return fast[1];
   return kernel.length > 32 ? `${kernel.slice(0, 29)}…` : kernel;
 }
