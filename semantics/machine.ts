@@ -121,8 +121,11 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
 
   let usesNamedBarriers = false;
   const txBarriers = new Array<boolean>(barriers).fill(false);
-  const markTx = (ref: CRef | undefined): void => {
-    if (ref?.res.space === 'barrier') txBarriers.fill(true, ref.res.base, ref.res.base + ref.res.size);
+  // a constant index marks its element only: one lifted array can hold full and empty barriers
+  const markTx = (ref: CRef | undefined, index: Expr): void => {
+    if (ref?.res.space !== 'barrier') return;
+    if (index.kind === 'num' && Number.isInteger(index.value) && index.value >= 0 && index.value < ref.res.size) txBarriers[ref.res.base + index.value] = true;
+    else txBarriers.fill(true, ref.res.base, ref.res.base + ref.res.size);
   };
   const roles = program.roles.map((role) => {
     const code: Instr[] = [];
@@ -194,8 +197,8 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
         } else {
           const { refs, args } = compileOperands(s.op, scope, s.loc, compileExpr, compileRef);
           if (s.op.kind === 'bar.sync' || s.op.kind === 'bar.arrive') usesNamedBarriers = true;
-          if (s.op.kind === 'tma.load') markTx(refs[1]);
-          if (s.op.kind === 'arrive.expect_tx' || s.op.kind === 'expect_tx' || s.op.kind === 'complete_tx') markTx(refs[0]);
+          if (s.op.kind === 'tma.load') markTx(refs[1], s.op.barrier.index);
+          if (s.op.kind === 'arrive.expect_tx' || s.op.kind === 'expect_tx' || s.op.kind === 'complete_tx') markTx(refs[0], s.op.target.index);
           const name = opToken(s.op);
           const token = name === undefined ? undefined : tokenSlot(name);
           code.push({ kind: 'op', op: s.op, refs, args, loc: s.loc, ...(token !== undefined ? { token } : {}) });
