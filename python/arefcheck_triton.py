@@ -38,8 +38,13 @@ class Violation(Exception):
 
 
 def verify(ptx_path, *flags, home=None):
-    """Run `arefcheck verify PTX --json FLAGS...`; return the report (a dict); raise Violation unless verified."""
+    """Run `arefcheck verify PTX --json FLAGS...` (with `--ttgir` when the TTGIR lies beside the PTX);
+    return the report (a dict); raise Violation unless verified."""
     home = Path(home or os.environ.get("AREFCHECK_HOME", HERE.parent))
+    # the TTGIR saved next to the PTX gives the TMA box sizes the compiler chose
+    ttgir = Path(ptx_path).with_suffix(".ttgir")
+    if ttgir.exists() and "--ttgir" not in flags and "--tma-box" not in flags:
+        flags = (*flags, "--ttgir", str(ttgir))
     cmd = ["node", "--import", "tsx", str(home / "src/cli/main.ts"), "verify", str(ptx_path), "--json", *flags]
     r = subprocess.run(cmd, cwd=home, capture_output=True, text=True)
     if r.returncode == 2:

@@ -47,6 +47,9 @@ Options:
   --no-sweep             .ptx only: check the given launch values (defaults for the rest)
                          only, not the bounded sweep of the values left open
   --max-steps N          .ptx only: PTX instructions the concrete run may execute
+  --ttgir FILE           .ptx only: TMA box sizes from Triton's TTGIR of the kernel (the block
+                         shapes of its tensor descriptors); --tma-box overrides
+  --triton-cache DIR     .ptx only: the same from every .ttgir under a Triton cache folder
   -h, --help             show this help
 
 Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive (a limit was reached).
@@ -77,6 +80,8 @@ const SPEC: CommandSpec = {
     cluster: { type: 'string' },
     'no-sweep': { type: 'boolean' },
     'max-steps': { type: 'string' },
+    ttgir: { type: 'string' },
+    'triton-cache': { type: 'string' },
   },
   positionals: { min: 1, max: 1, what: 'FILE' },
 };
@@ -90,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
     const { params: _ints, ...base } = loadFlags(cl, false);
     return verifyPtxFile(file, ptxFlags(cl, base), { ...run, name: file });
   }
-  for (const flag of ['tma-box', 'grid', 'cluster', 'no-sweep', 'max-steps']) {
+  for (const flag of ['tma-box', 'grid', 'cluster', 'no-sweep', 'max-steps', 'ttgir', 'triton-cache']) {
     if (cl.values[flag] !== undefined) throw new InputError(`--${flag} applies to .ptx files only`);
   }
   const program = await loadProgramForCli(file, loadFlags(cl));

@@ -6,6 +6,7 @@ import { parseDims, type LiftOptions } from '../ptx/lift/lift.ts';
 import { parsePtx } from '../ptx/parse/parser.ts';
 import { readInputFile } from '../read-input.ts';
 import { verifyPtxModule } from '../verify/ptx.ts';
+import { ttgirBoxes, tritonCacheBoxes } from '../ptx/lift/ttgir.ts';
 import { flagBoolean, flagInt, flagString, flagStrings, type CommandLine } from './args.ts';
 import { checkWithProgress, printReport, type VerificationRun } from './verification.ts';
 
@@ -32,6 +33,11 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
     if (!Number.isSafeInteger(bytes) || bytes < 1) throw new InputError(`--tma-box ${text}: the box must be 1 byte or more`);
     boxes.set(m[1] ?? '', bytes);
   }
+  // the compiler's own box sizes (Triton): --ttgir FILE or --triton-cache DIR; --tma-box wins over them
+  const ttgir = flagString(cl, 'ttgir');
+  const cache = flagString(cl, 'triton-cache');
+  const fromCompiler = ttgir !== undefined ? ttgirBoxes(readInputFile(ttgir), ttgir) : cache !== undefined ? tritonCacheBoxes(cache) : undefined;
+  for (const [k, v] of fromCompiler ?? []) if (!boxes.has(k) && !boxes.has(k.replace(/\+0$/, ''))) boxes.set(k, v);
   const maxSteps = flagInt(cl, 'max-steps', 1);
   return {
     sweep: !flagBoolean(cl, 'no-sweep'),

@@ -3,12 +3,14 @@
 // (fixtures/triton/results.csv; the Gluon parity mutant below crashed the GPU instead). Each
 // verifies over its bounded sweep; the 128×256 tile has its copies sized from the wgmma footprint
 // (B is 256 rows: 32 KB; checking it takes minutes, docs/ptx.md); the crashing parity is found.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyPtx } from '../../src/api.ts';
 import { liftPtxFile } from '../../src/ptx/lift/lift.ts';
-import { root } from '../cli/spawn.ts';
+import { ttgirBoxes } from '../../src/ptx/lift/ttgir.ts';
+import { arefcheck, root } from '../cli/spawn.ts';
 import { applyMutant } from './real-mutants.ts';
 
 const DIR = join(root, 'test/ptx/fixtures/triton');
@@ -64,4 +66,43 @@ describe('Triton and Gluon kernels that ran right on the GPU', () => {
     expect(['race', 'protocol']).toContain(report.violations[0]?.kind);
     expect(report.violations[0]?.trace.some((t) => t.loc?.line === line)).toBe(true);
   }, 120_000);
+});
+
+describe('TMA boxes from the compiler (--ttgir, --triton-cache)', () => {
+  it('reads each descriptor block shape of the TTGIR signature as the box of that PTX parameter', () => {
+    const boxes = ttgirBoxes(read('tma_128x256x64_w8_s3.ttgir'), 'x.ttgir');
+    expect(boxes.get('matmul_tma_param_0+0')).toBe(128 * 64 * 2);
+    expect(boxes.get('matmul_tma_param_5+0')).toBe(256 * 64 * 2);
+    expect(boxes.get('matmul_tma_param_10+0')).toBe(128 * 256 * 2);
+    expect(ttgirBoxes(read('gluon_ws_64x128x64_s4.ttgir'), 'y.ttgir').get('gluon_gemm_ws_param_0+0')).toBe(64 * 64 * 2);
+  });
+
+  it('verify --ttgir takes them as given and checks them against expect_tx: a box half the size deadlocks', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arefcheck-ttgir-'));
+    const good = join(dir, 'good.ttgir');
+    const bad = join(dir, 'bad.ttgir');
+    writeFileSync(good, read('gluon_ws_64x128x64_s4.ttgir'));
+    writeFileSync(bad, read('gluon_ws_64x128x64_s4.ttgir').replace('tensor<64x64xf16', 'tensor<64x32xf16'));
+    const ptx = join(DIR, 'gluon_ws_64x128x64_s4.ptx');
+    const ok = arefcheck('verify', ptx, '--ttgir', good, '--no-sweep');
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/TMA box of gluon_gemm_ws_param_0\+0: 8192 bytes, as given/);
+    const short = arefcheck('verify', ptx, '--ttgir', bad, '--no-sweep');
+    expect(short.status).toBe(1);
+    expect(short.stdout).toMatch(/error: deadlock/);
+    // a cache folder: the kernel's .ttgir in a hash folder; two that disagree are refused
+    const cacheDir = mkdtempSync(join(tmpdir(), 'arefcheck-cache-'));
+    mkdirSync(join(cacheDir, 'HASH1'));
+    writeFileSync(join(cacheDir, 'HASH1', 'gluon_gemm_ws.ttgir'), read('gluon_ws_64x128x64_s4.ttgir'));
+    const cache = arefcheck('verify', ptx, '--triton-cache', cacheDir, '--no-sweep');
+    expect(cache.status, cache.stderr).toBe(0);
+    expect(cache.stdout).toMatch(/as given/);
+    const both = arefcheck('verify', ptx, '--triton-cache', dir, '--no-sweep');
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/two \.ttgir files give gluon_gemm_ws_param_0\+0 a box of/);
+  }, 120_000);
+
+  it('refuses a file with no tensor descriptor, with the file named', () => {
+    expect(() => ttgirBoxes('module { tt.func public @k(%x: i32) { tt.return } }', 'plain.ttgir')).toThrow(/plain\.ttgir: no tensor descriptor/);
+  });
 });
