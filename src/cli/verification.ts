@@ -1,7 +1,7 @@
 // How `verify` and `pipeline` run a check and print it: limits and output flags, the progress
 // line, the text/JSON report, trace files and SARIF, the exit code.
-import { mkdirSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import chalk from 'chalk';
 import { createProgressReporter } from '../../checker/index.ts';
 import { InputError } from '../diag.ts';
@@ -46,6 +46,23 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
   const traceOut = flagString(cl, 'trace-out');
   const sarif = flagString(cl, 'sarif');
   const sarifRoot = flagString(cl, 'sarif-root');
+  // an output that cannot be written is found now, not after a run of minutes
+  if (traceOut !== undefined) {
+    try {
+      mkdirSync(traceOut, { recursive: true });
+      accessSync(traceOut, constants.W_OK);
+    } catch (err) {
+      throw new InputError(`--trace-out: cannot write into '${traceOut}'${errCode(err)}`);
+    }
+  }
+  if (sarif !== undefined) {
+    try {
+      accessSync(dirname(resolve(sarif)), constants.W_OK);
+    } catch (err) {
+      throw new InputError(`--sarif: cannot write '${sarif}'${errCode(err)}`);
+    }
+  }
+  if (sarifRoot !== undefined && !existsSync(sarifRoot)) throw new InputError(`--sarif-root: no folder '${sarifRoot}'`);
   return {
     literal: flagBoolean(cl, 'literal'),
     json: flagBoolean(cl, 'json'),
