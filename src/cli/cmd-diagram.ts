@@ -125,6 +125,9 @@ export async function main(argv: string[]): Promise<number> {
   const traceFile = flagString(cl, 'trace');
   const requested = flagChoice(cl, 'level', LEVELS);
   const out = flagString(cl, 'out');
+  // the diagrams are text (Mermaid, SVG, DOT): an image name would get text in an image's clothes
+  if (out !== undefined && /\.(png|jpe?g|gif|webp|pdf)$/i.test(out))
+    throw usageError('diagram', `-o ${out}: diagram writes text (Mermaid .mmd/.md, SVG .svg, DOT .dot), not ${extname(out).slice(1).toUpperCase()}; convert an .svg with an image tool`);
   const format: DiagramFormat = flagChoice(cl, 'format', DIAGRAM_FORMATS) ?? formatOfName(out);
   const kernel = flagString(cl, 'kernel');
   const block = flagInt(cl, 'block', 1, 1024);

@@ -2,6 +2,7 @@
 // and confirm that it reaches the violation it records.
 import chalk, { Chalk } from 'chalk';
 import type { Level } from '../ir/program.ts';
+import { basename } from 'node:path';
 import { replayTrace, type ReplayResult } from '../verify/replay.ts';
 import { formatTraceTable, markViolation } from '../verify/format-text.ts';
 import { readTraceJson, type TraceFile } from '../verify/trace-json.ts';
@@ -62,6 +63,8 @@ export async function main(argv: string[]): Promise<number> {
   // the trace's params are applied first; --param is not offered: a trace is tied to its params
   const program = await loadProgramForCli(programFile, { ...load, params: new Map(Object.entries(trace.params)) });
   const result = replayTrace(program, trace, requested ?? trace.level);
+  if (trace.program !== undefined && basename(trace.program) !== basename(programFile))
+    process.stderr.write(`warning: ${traceFile} was recorded on ${trace.program}, not on ${programFile}\n`);
 
   if (flagBoolean(cl, 'json')) {
     const out = { trace: traceFile, program: programFile, level: result.level, recorded: trace.kind, reproduced: result.reproduced, reached: result.reached, message: result.message, steps: result.steps };
