@@ -12,7 +12,8 @@ const EXAMPLE = 'examples/early-release-mbar.aref';
 /** Run the CLI with stdout on a pseudo-terminal; returns what the terminal showed. */
 function onTerminal(args: string, env: Record<string, string | undefined>): string {
   const cmd = `${process.execPath} --import tsx src/cli/main.ts ${args}`;
-  const clean = { ...process.env, FORCE_COLOR: undefined, NO_COLOR: undefined, ...env };
+  // a terminal as a user has it: CI=true (set by .ci/run) and TERM=dumb make chalk colourless by design
+  const clean = { ...process.env, FORCE_COLOR: undefined, NO_COLOR: undefined, CI: undefined, TERM: 'xterm-256color', ...env };
   const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: root, encoding: 'utf8', env: clean as NodeJS.ProcessEnv });
   return r.stdout;
 }
