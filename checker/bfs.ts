@@ -166,19 +166,20 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
             const action = actions[i]!;
             const next = model.nextState(state, action);
             transitions++;
-            if (inPass) for (const invariant of model.invariants) if (invariant.check(next) !== undefined) visible = true;
             let target = visited.findOrAdd(model.encode(next), id, i, arena.count < maxStates);
             if (target === NOT_ADDED) {
               limit = { reason: 'states', message: `state limit reached (${maxStates.toLocaleString('en-US')}): ${figures()}` };
               edges?.dropEdgesOf(id); // a half-expanded state would understate who is enabled there
               break explore;
             }
+            // a successor that violates an invariant (checked once, when it is stored) makes the subset visible
             if (target >= 0) {
               if (depth + 1 > maxDepth) maxDepth = depth + 1;
-              admit(target, next);
+              if (!admit(target, next) && inPass) visible = true;
               if (stopRequested()) break explore;
             } else {
               target = ~target;
+              if (inPass && violating.has(target)) visible = true;
             }
             if (edges) edges.add(target, actorOf(model, action));
             if (settings.checkProgress && !(model.progress!(next) > measure)) {

@@ -59,6 +59,8 @@ class Closure {
   private readonly o: ObjectSpace;
   private readonly futures: Futures;
   private readonly s: MachineState;
+  /** each process's touch in this state, computed once for all seeds */
+  private readonly touches: (Touch | undefined)[] = [];
 
   constructor(m: Machine, o: ObjectSpace, futures: Futures, s: MachineState, actions: readonly Action[]) {
     this.m = m;
@@ -82,6 +84,31 @@ class Closure {
     return this.R + 2 * r + (u === 'store' ? 1 : 0);
   }
 
+  /**
+   * What process p's next action touches: a role its current op (an empty touch once finished),
+   * a unit the slots it still reads and its group list, a copy its slot and its barrier (a landing
+   * writes the slot and completes transaction bytes on the barrier).
+   */
+  private touchOf(p: number): Touch {
+    const cached = this.touches[p];
+    if (cached !== undefined) return cached;
+    const { m, o, s } = this;
+    let touch: Touch;
+    if (p < this.R) {
+      const instr = currentOp(m, s, p);
+      touch = instr ? currentTouch(m, o, s, p, instr) : { reads: [], writes: [] };
+    } else if (p < 3 * this.R) {
+      const r = (p - this.R) >> 1;
+      const rs = s.roles[r];
+      touch = rs ? unitTouch(o, rs, r, (p - this.R) & 1 ? 'store' : 'mma') : { reads: [], writes: [] };
+    } else {
+      const t = s.tma[p - 3 * this.R];
+      touch = { reads: [], writes: t ? [t.slot, barrierObject(o, t.barrier)] : [] };
+    }
+    this.touches[p] = touch;
+    return touch;
+  }
+
   /** The enabled actions of the closure of `seed`, or undefined when it must be every action. */
   from(seed: Action): number[] | undefined {
     const inSet = new Uint8Array(this.actionOf.length);
@@ -97,7 +124,7 @@ class Closure {
       const p = stack.pop()!;
       const enabled = this.actionOf[p]!;
       if (enabled >= 0) out.push(enabled);
-      const ok = p < this.R ? this.role(p, enabled >= 0, add) : p < 3 * this.R ? this.unit(p, enabled >= 0, add) : this.copy(p - 3 * this.R, add);
+      const ok = p < this.R ? this.role(p, enabled >= 0, add) : p < 3 * this.R ? this.unit(p, enabled >= 0, add) : this.copy(p, add);
       if (!ok) return undefined;
     }
     return out;
@@ -106,7 +133,7 @@ class Closure {
   private role(r: number, enabled: boolean, add: (p: number) => void): boolean {
     const instr = currentOp(this.m, this.s, r);
     if (!instr) return true; // finished
-    const touch = currentTouch(this.m, this.o, this.s, r, instr);
+    const touch = this.touchOf(r);
     if (touch === GLOBAL) return false;
     if (enabled) {
       this.conflicts(touch, r, -1, add);
@@ -133,47 +160,29 @@ class Closure {
   }
 
   private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {
-    const r = (p - this.R) >> 1;
-    const u: Unit = (p - this.R) & 1 ? 'store' : 'mma';
-    const rs = this.s.roles[r];
-    if (!rs) return true;
     if (!enabled) {
-      add(r); // nothing committed to retire: only the role's commit can give it work
+      add((p - this.R) >> 1); // nothing committed to retire: only the role's commit can give it work
       return true;
     }
-    this.conflicts(unitTouch(this.o, rs, r, u), -1, p, add);
+    this.conflicts(this.touchOf(p) as Plain, -1, p, add);
     return true;
   }
 
-  private copy(i: number, add: (p: number) => void): boolean {
-    const t = this.s.tma[i];
-    if (!t) return true;
-    // a landing writes its slot and completes transaction bytes on its barrier
-    this.conflicts({ reads: [], writes: [t.slot, barrierObject(this.o, t.barrier)] }, -1, 3 * this.R + i, add);
+  private copy(p: number, add: (p: number) => void): boolean {
+    this.conflicts(this.touchOf(p) as Plain, -1, p, add);
     return true;
   }
 
   /** Add every process other than `selfRole` / `selfProcess` that may do something conflicting with `touch`. */
   private conflicts(touch: Plain, selfRole: number, selfProcess: number, add: (p: number) => void): void {
-    const { m, s, o } = this;
+    const { m, s } = this;
     for (let q = 0; q < this.R; q++) {
       const qs = s.roles[q];
       if (q === selfRole || !qs) continue;
       if (qs.pc < (m.roles[q]?.code.length ?? 0) && this.futures.conflicts(q, qs.pc, touch)) add(q);
     }
-    for (let i = 0; i < s.tma.length; i++) {
-      const p = 3 * this.R + i;
-      const t = s.tma[i]!;
-      if (p !== selfProcess && clash(touch, { reads: [], writes: [t.slot, barrierObject(o, t.barrier)] })) add(p);
-    }
-    for (let q = 0; q < this.R; q++) {
-      const qs = s.roles[q];
-      if (!qs) continue;
-      for (const u of UNITS) {
-        const p = this.unitId(q, u);
-        if (p !== selfProcess && clash(touch, unitTouch(o, qs, q, u))) add(p);
-      }
-    }
+    // units and copies in flight: their next actions are known in this state
+    for (let p = this.R; p < this.actionOf.length; p++) if (p !== selfProcess && clash(touch, this.touchOf(p) as Plain)) add(p);
   }
 }
 

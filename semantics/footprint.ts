@@ -12,7 +12,7 @@
 // unions that merge knowledge, so they belong to b or x alone.
 import { applyBin, applyUn } from '../src/ir/expr.ts';
 import type { Expr, Op } from '../src/ir/program.ts';
-import type { Instr, Machine } from './machine.ts';
+import type { CRef, Instr, Machine } from './machine.ts';
 import { slotId } from './machine.ts';
 import type { MachineState } from './state.ts';
 
@@ -100,9 +100,47 @@ function safe(f: () => number): number | undefined {
   }
 }
 
-/** Objects of the whole machine: what fence.proxy.async writes (fence events of every slot). */
-function allSlots(m: Machine): number[] {
-  return Array.from({ length: m.slotCount }, (_, x) => x);
+
+/** Which elements an op's operands name: statically (futures) or in one state (ample sets). */
+interface Resolver {
+  /** the element indices ref k may name; undefined when that cannot be told (touches everything) */
+  elements(k: number, ref: CRef): readonly number[] | undefined;
+  /** the named barrier ids a bar.sync/bar.arrive may name; undefined as above */
+  namedIds(): readonly number[] | undefined;
+  /** the barriers a wait.token's token may name */
+  tokenBarriers(): readonly number[];
+}
+
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+
+/** The touch of an op, its operands resolved by `at`. */
+function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Resolver): Touch {
+  const op = instr.op;
+  if (op.kind === 'init' || op.kind === 'inval') return GLOBAL;
+  if (op.kind === 'fence.proxy.async') return { reads: [], writes: range(m.slotCount) };
+  const reads: number[] = [];
+  const writes: number[] = [];
+  const modes = refModes(op);
+  for (let k = 0; k < instr.refs.length; k++) {
+    const ref = instr.refs[k]!;
+    const elements = at.elements(k, ref);
+    if (!elements) return GLOBAL;
+    for (const i of elements) (modes[k] ? reads : writes).push(ref.res.space === 'barrier' ? barrierObject(o, ref.res.base + i) : slotId(m, ref.res, i));
+  }
+  if (op.kind === 'bar.sync' || op.kind === 'bar.arrive') {
+    const ids = at.namedIds();
+    if (!ids) return GLOBAL;
+    for (const n of ids) writes.push(namedObject(o, n));
+  }
+  if (op.kind === 'wait.token') for (const b of at.tokenBarriers()) reads.push(barrierObject(o, b));
+  const unit = unitOf(op);
+  if (unit) writes.push(groupObject(o, r, unit));
+  return { reads, writes };
+}
+
+/** A value in 0..size-1 as a one-element list, else undefined. */
+function inRange(v: number | undefined, size: number): number[] | undefined {
+  return v !== undefined && Number.isInteger(v) && v >= 0 && v < size ? [v] : undefined;
 }
 
 /**
@@ -110,31 +148,17 @@ function allSlots(m: Machine): number[] {
  * a constant, else every element of the resource (the static footprint futures are made of).
  */
 export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInstr): Touch {
-  const op = instr.op;
-  if (op.kind === 'init' || op.kind === 'inval') return GLOBAL;
-  if (op.kind === 'fence.proxy.async') return { reads: [], writes: allSlots(m) };
   const loopVars = new Set(m.roles[r]?.varNames ?? []);
-  const reads: number[] = [];
-  const writes: number[] = [];
-  const modes = refModes(op);
-  const exprs = refIndexExprs(op);
-  instr.refs.forEach((ref, k) => {
-    const into = modes[k] ? reads : writes;
-    const object = (i: number): number => (ref.res.space === 'barrier' ? barrierObject(o, ref.res.base + i) : slotId(m, ref.res, i));
-    const e = exprs[k];
-    const c = e ? constant(e, m, loopVars) : undefined;
-    if (c !== undefined && Number.isInteger(c) && c >= 0 && c < ref.res.size) into.push(object(c));
-    else for (let i = 0; i < ref.res.size; i++) into.push(object(i));
+  const exprs = refIndexExprs(instr.op);
+  const op = instr.op;
+  return touchWith(m, o, r, instr, {
+    elements: (k, ref) => {
+      const e = exprs[k];
+      return inRange(e ? constant(e, m, loopVars) : undefined, ref.res.size) ?? range(ref.res.size);
+    },
+    namedIds: () => (op.kind === 'bar.sync' || op.kind === 'bar.arrive' ? inRange(constant(op.id, m, loopVars), o.named) : undefined) ?? range(o.named),
+    tokenBarriers: () => range(o.barriers), // the token may name any barrier
   });
-  if (op.kind === 'bar.sync' || op.kind === 'bar.arrive') {
-    const c = constant(op.id, m, loopVars);
-    if (c !== undefined && Number.isInteger(c) && c >= 0 && c < o.named) writes.push(namedObject(o, c));
-    else for (let n = 0; n < o.named; n++) writes.push(namedObject(o, n));
-  }
-  if (op.kind === 'wait.token') for (let b = 0; b < o.barriers; b++) reads.push(barrierObject(o, b)); // the token may name any barrier
-  const unit = unitOf(op);
-  if (unit) writes.push(groupObject(o, r, unit));
-  return { reads, writes };
 }
 
 /**
@@ -142,42 +166,23 @@ export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInst
  * be evaluated or is out of range makes the op report a protocol error: it touches everything.
  */
 export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: number, instr: OpInstr): Touch {
-  const op = instr.op;
-  if (op.kind === 'init' || op.kind === 'inval') return GLOBAL;
-  if (op.kind === 'fence.proxy.async') return { reads: [], writes: allSlots(m) };
   const rs = s.roles[r];
   if (!rs) return GLOBAL;
-  const reads: number[] = [];
-  const writes: number[] = [];
-  const modes = refModes(op);
-  for (let k = 0; k < instr.refs.length; k++) {
-    const ref = instr.refs[k]!;
-    let idx: number;
+  const evaluate = (f: ((vars: readonly number[]) => number) | undefined, size: number): number[] | undefined => {
     try {
-      idx = ref.index(rs.vars);
+      return inRange(f?.(rs.vars), size);
     } catch {
-      return GLOBAL;
+      return undefined;
     }
-    if (!Number.isInteger(idx) || idx < 0 || idx >= ref.res.size) return GLOBAL;
-    (modes[k] ? reads : writes).push(ref.res.space === 'barrier' ? barrierObject(o, ref.res.base + idx) : slotId(m, ref.res, idx));
-  }
-  if (op.kind === 'bar.sync' || op.kind === 'bar.arrive') {
-    let id: number;
-    try {
-      id = instr.args[0]?.(rs.vars) ?? Number.NaN;
-    } catch {
-      return GLOBAL;
-    }
-    if (!Number.isInteger(id) || id < 0 || id >= o.named) return GLOBAL;
-    writes.push(namedObject(o, id));
-  }
-  if (op.kind === 'wait.token' && instr.token !== undefined) {
-    const t = rs.tokens[instr.token] ?? -1;
-    if (t >= 0) reads.push(barrierObject(o, t >> 2));
-  }
-  const unit = unitOf(op);
-  if (unit) writes.push(groupObject(o, r, unit));
-  return { reads, writes };
+  };
+  return touchWith(m, o, r, instr, {
+    elements: (_k, ref) => evaluate(ref.index, ref.res.size),
+    namedIds: () => evaluate(instr.args[0], o.named),
+    tokenBarriers: () => {
+      const t = instr.token === undefined ? -1 : (rs.tokens[instr.token] ?? -1);
+      return t >= 0 ? [t >> 2] : [];
+    },
+  });
 }
 
 /**
