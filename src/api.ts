@@ -67,7 +67,7 @@ export function verify(program: Program, options: CheckedVerifyOptions = {}): Re
 function liftOptions(what: string, options: PtxOptions): LiftOptions {
   const params = paramMap(options.params);
   const { params: _omit, ...rest } = options;
-  checkKeys(what, rest, [...LIFT_KEYS, ...VERIFY_KEYS, 'noSweep']);
+  checkKeys(what, rest, LIFT_KEYS); // verifyPtx takes its own keys out first
   return { ...rest, ...(params ? { params } : {}) };
 }
 

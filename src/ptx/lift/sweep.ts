@@ -95,7 +95,7 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   // greedy and bounded: raise each open value alone on top of the current assignment; keep the
   // one that deepens the pipeline most and look again (a tile loop that now runs reads new values)
   for (let round = 0; round < MAX_ROUNDS && cur.depth < DEEP; round++) {
-    const open = [...cur.run.trace.launch.reads.values()].filter(({ v }) => v.kind === 'int' && !cur.values.has(v.key) && !/^(grid|cluster)\./.test(v.key));
+    const open = openIntegers(cur.run, cur.values);
     let next: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } | undefined;
     for (const { v } of open) {
       // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing
@@ -138,9 +138,14 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   return points;
 }
 
+/** The integer launch values a run read that `values` does not fix (the grid and cluster shape aside). */
+function openIntegers(run: Probe, values: ReadonlyMap<string, bigint>) {
+  return [...run.trace.launch.reads.values()].filter(({ v }) => v.kind === 'int' && !values.has(v.key) && !/^(grid|cluster)\./.test(v.key));
+}
+
 /** All open integer launch values set to one ladder value, the first that wraps every ring that grew. */
 function raiseTogether(p: ReturnType<typeof prepare>, options: LiftOptions, base: Probe, given: ReadonlyMap<string, bigint>): { value: bigint; run: Probe } | undefined {
-  const open = [...base.trace.launch.reads.values()].filter(({ v }) => v.kind === 'int' && !given.has(v.key) && !/^(grid|cluster)\./.test(v.key));
+  const open = openIntegers(base, given);
   if (open.length < 2) return undefined;
   let best: { value: bigint; run: Probe } | undefined;
   for (const value of LADDER) {
