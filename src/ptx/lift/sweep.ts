@@ -3,7 +3,9 @@
 // parities. The sweep finds the integer launch values that drive the pipeline's depth — raising
 // one alone adds mbarrier waits — and lifts one more program per such value, raised (alone) until
 // some warp waits on one barrier three times (the ring wrapped twice) or the run grows past a
-// budget. The verdict holds for exactly these launch assignments, and is reported as a sweep.
+// budget; then, on top of that, the cheapest open value that adds waits (a second loop, such as a
+// persistent kernel's tiles, run twice). The verdict holds for exactly these launch assignments, and
+// is reported as a sweep.
 import { InputError } from '../../diag.ts';
 import type { Program } from '../../ir/program.ts';
 import type { PtxModule } from '../parse/ast.ts';
@@ -126,6 +128,21 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
     if (!next) break;
     cur = next;
   }
+  // a second loop the deep point ran once (a persistent kernel's tile loop over M and N): the
+  // cheapest open value that adds waits on top of it runs that loop twice, so what one iteration
+  // leaves behind for the next (an epilogue buffer a TMA store still reads) is checked too
+  if (points.length > 1) {
+    const wide = widen(p, options, cur.run, cur.values);
+    if (wide) {
+      const lifted = programOfTrace(module, wide.run.trace, options);
+      const id = JSON.stringify(lifted.program.roles);
+      if (!seen.has(id)) {
+        seen.add(id);
+        const label = [...wide.values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
+        points.push({ label, ...lifted });
+      }
+    }
+  }
   if (points.length === 1) {
     // no single value drives the pipeline (M6 of fast.cu needs M, N and K all past one tile
     // before a CTA has any work): raise every open value together
@@ -136,6 +153,24 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
     }
   }
   return points;
+}
+
+/** Of the open values that add waits when raised alone on top of `values`, the cheapest at its least such value. */
+function widen(p: ReturnType<typeof prepare>, options: LiftOptions, base: Probe, values: ReadonlyMap<string, bigint>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+  let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
+  for (const { v } of openIntegers(base, values)) {
+    const quick = probe(p, options, new Map([...values, [v.key, 4096n]]), PROBE_STEPS);
+    if (quick !== undefined && quick.waits <= base.waits) continue; // drives nothing
+    for (const value of LADDER) {
+      const next = new Map([...values, [v.key, value]]);
+      const run = probe(p, options, next, PROBE_STEPS);
+      if (!run || run.events > MAX_EVENTS) break;
+      if (run.waits <= base.waits) continue;
+      if (!best || run.events < best.run.events) best = { values: next, run };
+      break;
+    }
+  }
+  return best;
 }
 
 /** The integer launch values a run read that `values` does not fix (the grid and cluster shape aside). */
