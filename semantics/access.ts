@@ -12,6 +12,7 @@ import {
   READ_WGMMA,
   fenceEvent,
   readEvent,
+  readFenceEvent,
   writeEvent,
   type MachineState,
 } from './state.ts';
@@ -36,11 +37,14 @@ function inFlightReader(m: Machine, s: MachineState, slot: number): string | und
 }
 
 function tmaInFlight(s: MachineState, slot: number): number {
-  return s.tma.findIndex((t) => t.slot === slot);
+  return s.tma.findIndex((t) => slot >= t.slot && slot < t.slot + t.span);
 }
 
-/** Race check for a write to `slot` by an agent knowing `know`; the message, or undefined when ordered. */
-export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string): string | undefined {
+/**
+ * Race check for a write to `slot` by an agent knowing `know`; the message, or undefined when ordered.
+ * An `async` writer (a TMA copy) also needs a proxy fence after each generic access it follows.
+ */
+export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async = false): string | undefined {
   const name = m.slotNames[slot] ?? `slot${slot}`;
   const t = tmaInFlight(s, slot);
   if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
@@ -54,6 +58,15 @@ export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: nu
       if (isPresent(s, e) && !has(know, e))
         return `race on ${name}: ${what} is not ordered after the ${READER_NAMES[kind]} by ${roleName(m, r)} (write-after-read)`;
     }
+  }
+  if (!async) return undefined;
+  if (isPresent(s, w) && s.slotGeneric[slot] === 1 && !knowsAFence(m, s, know, slot))
+    return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
+  for (let r = 0; r < m.roles.length; r++) {
+    if (!isPresent(s, readEvent(m, slot, READ_GENERIC, r))) continue;
+    const f = readFenceEvent(m, slot, r);
+    if (!isPresent(s, f) || !has(know, f))
+      return `race on ${name}: ${what} by the async proxy after a generic read by ${roleName(m, r)} with no fence.proxy.async between them (cross-proxy write-after-read)`;
   }
   return undefined;
 }
@@ -86,10 +99,13 @@ export function doWrite(m: Machine, s: MachineState, slot: number, value: number
   for (let r = 0; r < m.roles.length; r++) retireEvent(s, fenceEvent(m, slot, r));
   for (let kind = 0; kind < READER_KINDS; kind++)
     for (let r = 0; r < m.roles.length; r++) retireEvent(s, readEvent(m, slot, kind, r));
+  for (let r = 0; r < m.roles.length; r++) retireEvent(s, readFenceEvent(m, slot, r));
   freshEvent(s, writeEvent(m, slot), owner);
 }
 
 export function doRead(m: Machine, s: MachineState, slot: number, kind: typeof READ_GENERIC | typeof READ_WGMMA | typeof READ_STORE, role: number, owner: Knowledge): void {
+  // a new generic read needs a new fence before an async write
+  if (kind === READ_GENERIC) retireEvent(s, readFenceEvent(m, slot, role));
   freshEvent(s, readEvent(m, slot, kind, role), owner);
 }
 

@@ -103,7 +103,7 @@ class Closure {
       touch = rs ? unitTouch(o, rs, r, (p - this.R) & 1 ? 'store' : 'mma') : { reads: [], writes: [] };
     } else {
       const t = s.tma[p - 3 * this.R];
-      touch = { reads: [], writes: t ? [t.slot, barrierObject(o, t.barrier)] : [] };
+      touch = { reads: [], writes: t ? [...Array.from({ length: t.span }, (_, i) => t.slot + i), barrierObject(o, t.barrier)] : [] };
     }
     this.touches[p] = touch;
     return touch;

@@ -11,7 +11,7 @@
 // The issuing role learns a read is complete only through the wait: releasing a slot before
 // it (M6) lets the next TMA write race with the read.
 import { doRead, doWrite, fifoMismatch, readRace, writeRace } from './access.ts';
-import { arg, fail, peekArg, resolve, type OpCtx, type OpRules } from './context.ts';
+import { arg, fail, peekArg, peekIndex, resolve, type OpCtx, type OpRules } from './context.ts';
 import { emptyKnowledge, orInto } from './hb.ts';
 import { NO_VALUE, type Machine } from './machine.ts';
 import { completeIfDone } from './mbarrier.ts';
@@ -78,13 +78,21 @@ const tmaLoad: OpRules = {
     const b = resolve(ctx, 1);
     const bytes = arg(ctx, 0);
     const value = arg(ctx, 1);
-    if (slot === undefined || b === undefined || bytes === undefined || value === undefined) return;
+    const slots = arg(ctx, 2);
+    if (slot === undefined || b === undefined || bytes === undefined || value === undefined || slots === undefined) return;
     const { s, m, r } = ctx;
+    const span = slots === NO_VALUE ? 1 : slots;
+    const ref = ctx.instr.refs[0];
+    const first = peekIndex(ctx, 0);
+    if (!Number.isInteger(span) || span < 1 || (ref && first + span > ref.res.size))
+      return fail(ctx, 'protocol', `tma.load fills ${span} slots from ${m.slotNames[slot]}, past the end of ${ref?.res.name}[${ref?.res.size}]`);
     if (!s.barriers[b]?.valid) return fail(ctx, 'protocol', `tma.load signals ${m.barrierNames[b]}, which is not initialised`);
     if (!Number.isInteger(bytes) || bytes < 0) return fail(ctx, 'protocol', `tma.load byte count ${bytes} is not a non-negative integer`);
-    const race = writeRace(m, s, s.hb.roles[r] ?? [], slot, `tma.load into it by ${m.roles[r]?.name}`);
-    if (race) return fail(ctx, 'race', race);
-    s.tma.push({ slot, barrier: b, bytes, value, role: r });
+    for (let i = slot; i < slot + span; i++) {
+      const race = writeRace(m, s, s.hb.roles[r] ?? [], i, `tma.load into it by ${m.roles[r]?.name}`, true);
+      if (race) return fail(ctx, 'race', race);
+    }
+    s.tma.push({ slot, span, barrier: b, bytes, value, role: r });
   },
 };
 
@@ -95,7 +103,7 @@ export function landTma(m: Machine, s: MachineState, i: number): void {
   s.asyncDone += 1;
   const pending = s.hb.barPending[t.barrier] ?? [];
   // complete_tx releases only the copy's own write (PTX §8.9.1.1), not the issuer's earlier accesses
-  doWrite(m, s, t.slot, t.value, false, pending);
+  for (let i = t.slot; i < t.slot + t.span; i++) doWrite(m, s, i, t.value, false, pending);
   const bar = s.barriers[t.barrier];
   if (!bar?.valid) {
     s.violation = { kind: 'protocol', message: `a TMA copy into ${m.slotNames[t.slot]} landed on ${m.barrierNames[t.barrier]}, which is not initialised`, role: t.role };

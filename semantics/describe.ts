@@ -1,7 +1,7 @@
 // Words for people: an action with its operands evaluated, and what it changed in the state.
 import type { OpCtx } from './context.ts';
 import { NO_VALUE, type Machine } from './machine.ts';
-import type { MachineState } from './state.ts';
+import type { MachineState, TmaFlight } from './state.ts';
 import { currentOp, type Action } from './step.ts';
 
 const show = (v: number | undefined): string => (v === undefined || v === NO_VALUE ? '⊥' : String(v));
@@ -79,7 +79,7 @@ export function describeAction(m: Machine, s: MachineState, a: Action): string {
   if (a.kind === 'land') {
     const t = s.tma[a.index];
     if (!t) return 'TMA lands';
-    return `copy lands in ${m.slotNames[t.slot]} (value ${show(t.value)}), complete_tx ${t.bytes} on ${m.barrierNames[t.barrier]}`;
+    return `copy lands in ${flightSlots(m, t)} (value ${show(t.value)}), complete_tx ${t.bytes} on ${m.barrierNames[t.barrier]}`;
   }
   const rs = s.roles[a.role];
   const g = (a.unit === 'mma' ? rs?.mmaGroups : rs?.storeGroups)?.find((x) => !x.retired);
@@ -122,4 +122,12 @@ export function describeChanges(m: Machine, before: MachineState, after: Machine
   }
   if (!before.violation && after.violation) out.push(`${after.violation.kind}: ${after.violation.message}`);
   return out;
+}
+
+/** The slots a copy in flight fills: `S[2]`, or `S[2..5]` for one copy over several slots. */
+export function flightSlots(m: Machine, t: TmaFlight): string {
+  const first = m.slotNames[t.slot] ?? `slot${t.slot}`;
+  if (t.span === 1) return first;
+  const last = m.slotNames[t.slot + t.span - 1] ?? '';
+  return `${first.replace(/\]$/, '')}..${/\[(\d+)\]$/.exec(last)?.[1] ?? '?'}]`;
 }

@@ -121,11 +121,17 @@ function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Re
   const reads: number[] = [];
   const writes: number[] = [];
   const modes = refModes(op);
+  // a copy over several slots writes each of them
+  const span = op.kind === 'tma.load' && op.slots !== undefined ? (op.slots.kind === 'num' ? op.slots.value : undefined) : 1;
+  if (span === undefined) return GLOBAL;
   for (let k = 0; k < instr.refs.length; k++) {
     const ref = instr.refs[k]!;
     const elements = at.elements(k, ref);
     if (!elements) return GLOBAL;
-    for (const i of elements) (modes[k] ? reads : writes).push(ref.res.space === 'barrier' ? barrierObject(o, ref.res.base + i) : slotId(m, ref.res, i));
+    for (const i of elements) {
+      if (ref.res.space === 'barrier') (modes[k] ? reads : writes).push(barrierObject(o, ref.res.base + i));
+      else for (let j = i; j < Math.min(i + (k === 0 ? span : 1), ref.res.size); j++) (modes[k] ? reads : writes).push(slotId(m, ref.res, j));
+    }
   }
   if (op.kind === 'bar.sync' || op.kind === 'bar.arrive') {
     const ids = at.namedIds();

@@ -12,7 +12,7 @@ export {
   SettleLimitError,
   type Action,
 } from './step.ts';
-export { describeAction, describeChanges, describeOp, actorName, barrierShort } from './describe.ts';
+export { describeAction, describeChanges, describeOp, actorName, barrierShort, flightSlots } from './describe.ts';
 
 import { compileMachine, type Machine, type MachineOptions } from './machine.ts';
 import { initialState, type MachineState } from './state.ts';

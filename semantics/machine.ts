@@ -249,7 +249,7 @@ function compileOperands(
     case 'wait': return { refs: [cr(op.target, scope, loc)], args: [ce(op.parity, scope)] };
     case 'wait.token': return { refs: [cr(op.target, scope, loc)], args: [] };
     case 'inval': return { refs: [cr(op.target, scope, loc)], args: [] };
-    case 'tma.load': return { refs: [cr(op.target, scope, loc), cr(op.barrier, scope, loc)], args: [ce(op.bytes, scope), opt(op.value)] };
+    case 'tma.load': return { refs: [cr(op.target, scope, loc), cr(op.barrier, scope, loc)], args: [ce(op.bytes, scope), opt(op.value), opt(op.slots)] };
     case 'tma.store': return { refs: [cr(op.target, scope, loc)], args: [] };
     case 'bulk.commit':
     case 'wgmma.commit':

@@ -4,11 +4,11 @@
 // | bar.sync id, n    | the role's warps × 32 threads arrive; the role waits until n threads arrived |
 // | bar.arrive id, n  | the threads arrive and go on                                                 |
 // | (n threads in)    | the barrier completes and re-arms; every waiter acquires all arrivals        |
-// | fence.proxy.async | generic writes the role knows of become visible to the async proxy           |
+// | fence.proxy.async | generic writes and reads the role knows of are ordered before later async-proxy accesses |
 // Errors: id outside 0..15 (or the program's declared count), n not a positive multiple of 32, arrivals disagreeing on n or exceeding it.
 import { arg, fail, peekArg, type OpCtx, type OpRules } from './context.ts';
-import { freshEvent, has, isPresent, orInto } from './hb.ts';
-import { BAR_FREE, BAR_RELEASED, BAR_WAITING, fenceEvent, writeEvent, type MachineState } from './state.ts';
+import { freshEvent, has, isPresent, orInto, setBit } from './hb.ts';
+import { BAR_FREE, BAR_RELEASED, BAR_WAITING, READ_GENERIC, fenceEvent, readEvent, readFenceEvent, writeEvent, type MachineState } from './state.ts';
 import type { Machine } from './machine.ts';
 
 function currentBarId(m: Machine, s: MachineState, r: number): number | undefined {
@@ -109,6 +109,17 @@ const fenceProxyAsync: OpRules = {
       // agent that learns of the later one knows the first; refreshing it would erase what others learned
       const f = fenceEvent(m, slot, r);
       if (s.slotGeneric[slot] === 1 && isPresent(s, w) && has(know, w) && !isPresent(s, f)) freshEvent(s, f, know);
+      // and the generic reads it knows of are fenced: the bit "a fence follows q's last read" is set
+      // in the fencer's knowledge and travels with it (not a fresh event: several roles may fence
+      // after one read, and whoever learns of any of those fences may overwrite the slot)
+      for (let q = 0; q < m.roles.length; q++) {
+        const rd = readEvent(m, slot, READ_GENERIC, q);
+        const rf = readFenceEvent(m, slot, q);
+        if (isPresent(s, rd) && has(know, rd)) {
+          setBit(s.hb.present, rf);
+          setBit(know, rf);
+        }
+      }
     }
   },
 };

@@ -52,6 +52,7 @@ export class StatePacker {
     w.push(s.tma.length);
     for (const t of s.tma) {
       w.push(t.slot);
+      w.push(t.span);
       w.push(t.barrier);
       w.push(t.bytes);
       w.push(t.value);
@@ -96,7 +97,7 @@ export class StatePacker {
     const namedThreads = r.take(namedN);
     const tmaCount = r.next();
     const tma: MachineState['tma'] = [];
-    for (let j = 0; j < tmaCount; j++) tma.push({ slot: r.next(), barrier: r.next(), bytes: r.next(), value: r.next(), role: r.next() });
+    for (let j = 0; j < tmaCount; j++) tma.push({ slot: r.next(), span: r.next(), barrier: r.next(), bytes: r.next(), value: r.next(), role: r.next() });
     const present = r.bits();
     const hb = {
       present,

@@ -6,7 +6,9 @@ import { emptyKnowledge, setBit, type Knowledge } from './bits.ts';
 
 /** A TMA copy in flight: it lands later, writing `value` into `slot` and doing complete_tx(bytes) on `barrier`. */
 export interface TmaFlight {
+  /** the first slot the copy fills; it fills `span` consecutive ones and lands as one unit */
   slot: number;
+  span: number;
   barrier: number;
   bytes: number;
   value: number;
@@ -152,10 +154,12 @@ export const READ_STORE = 2;
 
 /**
  * Events per slot: last write; per role, its last proxy fence after that write (a fence by one
- * role must not erase what others learned of another role's fence); last read of each reader class.
+ * role must not erase what others learned of another role's fence); last read of each reader class;
+ * per role, "a proxy fence (by anyone) follows that role's last generic read" (an async write must
+ * know it: the cross-proxy write-after-read of reference/ptx-mbarrier.md §4.1 item 5).
  */
 export function eventsPerSlot(m: Machine): number {
-  return 1 + (1 + READER_KINDS) * m.roles.length;
+  return 1 + (2 + READER_KINDS) * m.roles.length;
 }
 /**
  * Words of one knowledge bitset: the slot events, then two phase-knowledge bits per barrier
@@ -171,6 +175,9 @@ export const writeEvent = (m: Machine, slot: number): number => slot * eventsPer
 export const fenceEvent = (m: Machine, slot: number, role: number): number => slot * eventsPerSlot(m) + 1 + role;
 export const readEvent = (m: Machine, slot: number, kind: number, role: number): number =>
   slot * eventsPerSlot(m) + 1 + m.roles.length + kind * m.roles.length + role;
+/** Known to an agent when some proxy fence lies between role `reader`'s last generic read of the slot and it. */
+export const readFenceEvent = (m: Machine, slot: number, reader: number): number =>
+  slot * eventsPerSlot(m) + 1 + (1 + READER_KINDS) * m.roles.length + reader;
 
 export function roleDone(m: Machine, s: MachineState, r: number): boolean {
   return (s.roles[r]?.pc ?? 0) >= (m.roles[r]?.code.length ?? 0);

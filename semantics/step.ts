@@ -133,7 +133,7 @@ function landedUnread(m: Machine, s: MachineState, slot: number): boolean {
 
 /** In-flight copies are kept sorted so equal sets encode equally whatever the issue order. */
 function compareTma(x: MachineState['tma'][number], y: MachineState['tma'][number]): number {
-  return x.slot - y.slot || x.barrier - y.barrier || x.value - y.value || x.bytes - y.bytes || x.role - y.role;
+  return x.slot - y.slot || x.span - y.span || x.barrier - y.barrier || x.value - y.value || x.bytes - y.bytes || x.role - y.role;
 }
 
 /** Run role r's control instructions until it reaches an operation or the end. */

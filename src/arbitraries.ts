@@ -154,8 +154,9 @@ function arbOp(resources: readonly Resource[], vars: readonly string[]): fc.Arbi
     );
     if (bars.length > 0) {
       // bytes must fit the slot the load writes, so draw the buffer first
-      ops.push(fc.oneof(...buffers.map((buf) => fc.tuple(refTo([buf], vars), refTo(bars, vars), inRange(vars, 1, buf.bytes), optional(value))
-        .map(([target, barrier, n, v]): Op => (v === undefined ? { kind: 'tma.load', target, barrier, bytes: n } : { kind: 'tma.load', target, barrier, bytes: n, value: v })))));
+      // sometimes one copy over several consecutive slots (as the lifter makes of a finely cut buffer)
+      ops.push(fc.oneof(...buffers.map((buf) => fc.tuple(refTo([buf], vars), refTo(bars, vars), inRange(vars, 1, buf.bytes), (buf.slots >= 2 ? optional(fc.integer({ min: 2, max: buf.slots }).map(num)) : fc.constant(undefined)), optional(value))
+        .map(([target, barrier, n, slots, v]): Op => ({ kind: 'tma.load', target, barrier, bytes: n, ...(slots !== undefined ? { slots } : {}), ...(v !== undefined ? { value: v } : {}) })))));
     }
   }
   if (buffers.length + arefs.length > 0) {

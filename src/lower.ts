@@ -18,7 +18,8 @@
 // |                           | tma.load A_buf[e % D] -> A_full[e % D], b value v              |
 // | get A[e % D] expect x     | wait A_full[e % D], (e / D) & 1                                |
 // |                           | read A_buf[e % D] expect x        (only when the get expects) |
-// | consumed A[s]             | arrive A_empty[s], 1                                           |
+// | consumed A[s]             | fence.proxy.async                 (when the role's gets read)  |
+// |                           | arrive A_empty[s], 1                                           |
 // | wgmma.issue A[s] …        | wgmma.issue A_buf[s] …            (same commit, same expect)   |
 // | read/write/tma.store A[s] | the same op on A_buf[s]                                        |
 //
@@ -75,18 +76,36 @@ export function lowerProgram(program: Program, opts: LowerOptions = {}): Program
       { kind: 'mbarrier', name: names.empty, size: r.depth, count: 1, ...at },
     );
   }
-  const lowering = new RoleLowering(arefs, params);
-  const roles: Role[] = program.roles.map((role) => ({ ...role, body: lowering.stmts(role.body) }));
+  const roles: Role[] = program.roles.map((role) => ({ ...role, body: new RoleLowering(arefs, params, genericReads(role.body)).stmts(role.body) }));
   return { ...program, resources, roles };
+}
+
+/** The arefs a role reads through the generic proxy (a `get` that expects a value lowers to `read`). */
+function genericReads(body: readonly Stmt[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (stmts: readonly Stmt[]): void => {
+    for (const s of stmts) {
+      if (s.kind === 'for') walk(s.body);
+      else if (s.kind === 'if') {
+        walk(s.then);
+        walk(s.else);
+      } else if (s.kind === 'op' && s.op.kind === 'get' && s.op.expect !== undefined) names.add(s.op.target.name);
+    }
+  };
+  walk(body);
+  return names;
 }
 
 class RoleLowering {
   private readonly arefs: ReadonlyMap<string, LoweredAref>;
   private readonly params: ReadonlyMap<string, number>;
+  /** arefs this role reads with ld.shared: its release needs a proxy fence before the TMA refill */
+  private readonly readsGeneric: ReadonlySet<string>;
 
-  constructor(arefs: ReadonlyMap<string, LoweredAref>, params: ReadonlyMap<string, number>) {
+  constructor(arefs: ReadonlyMap<string, LoweredAref>, params: ReadonlyMap<string, number>, readsGeneric: ReadonlySet<string>) {
     this.arefs = arefs;
     this.params = params;
+    this.readsGeneric = readsGeneric;
   }
 
   stmts(body: readonly Stmt[]): Stmt[] {
@@ -127,7 +146,9 @@ class RoleLowering {
       }
       case 'consumed': {
         const a = this.aref(op.target, loc);
-        return [{ kind: 'arrive', target: { name: a.empty, index: op.target.index }, count: num(1) }];
+        const release: Op = { kind: 'arrive', target: { name: a.empty, index: op.target.index }, count: num(1) };
+        // Triton's get.exit: a generic read, then the producer's TMA overwrite, needs the fence first
+        return this.readsGeneric.has(op.target.name) ? [{ kind: 'fence.proxy.async' }, release] : [release];
       }
       // Ops that name a data slot: an aref slot's data lives in its buffer.
       case 'wgmma.issue':

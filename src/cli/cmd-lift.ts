@@ -81,7 +81,7 @@ export function printLifted(program: Program): string {
     const s = r && line.startsWith('  ') ? r.body[op] : undefined;
     if (s) {
       op++;
-      body.push(s.loc ? `${line.padEnd(52)}# line ${s.loc.line}` : line);
+      body.push(s.loc ? `${line.padEnd(51)} # line ${s.loc.line}` : line);
     } else {
       body.push(line);
     }

@@ -57,7 +57,8 @@ export type MbarrierOp =
 /** Asynchronous units: TMA (bulk copies) and wgmma. */
 export type AsyncOp =
   /** Copy into buffer slot `target`; lands later and performs complete_tx(bytes) on `barrier`. `value`: the data tag it writes (FIFO). */
-  | { readonly kind: 'tma.load'; readonly target: Ref; readonly barrier: Ref; readonly bytes: Expr; readonly value?: Expr }
+  /** `slots`: consecutive slots from `target` that the one copy fills (default 1); it lands as one unit */
+  | { readonly kind: 'tma.load'; readonly target: Ref; readonly barrier: Ref; readonly bytes: Expr; readonly slots?: Expr; readonly value?: Expr }
   /** TMA store reading a buffer slot asynchronously until a later `bulk.wait` retires it. */
   | { readonly kind: 'tma.store'; readonly target: Ref }
   | { readonly kind: 'bulk.commit' }

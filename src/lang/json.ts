@@ -22,7 +22,7 @@ export const OP_FIELDS = {
   wait: { target: 'ref', parity: 'expr' },
   'wait.token': { target: 'ref', token: 'name' },
   inval: { target: 'ref' },
-  'tma.load': { target: 'ref', barrier: 'ref', bytes: 'expr', value: 'expr?' },
+  'tma.load': { target: 'ref', barrier: 'ref', bytes: 'expr', slots: 'expr?', value: 'expr?' },
   'tma.store': { target: 'ref' },
   'bulk.commit': {},
   'bulk.wait': { pending: 'expr' },

@@ -65,8 +65,13 @@ export function valueRules(op: Op, lookup: (name: string) => Resource, named = N
       break;
     case 'tma.load': {
       const slot = lookup(op.target.name);
-      const max = slot.kind === 'buffer' ? Math.min(slot.bytes, MBARRIER_MAX) : MBARRIER_MAX;
-      rules.push({ ...range(op.bytes, 'the byte count of tma.load', 1, max), allowed: `in 1..${max}${slot.kind === 'buffer' && max === slot.bytes ? ` (a slot of ${slot.name} holds ${slot.bytes} bytes)` : ''}` });
+      // one copy may fill several consecutive slots of a buffer (the lifter's slots are per access)
+      const span = op.slots?.kind === 'num' ? op.slots.value : 1;
+      if (op.slots !== undefined) rules.push(range(op.slots, 'the slot count of tma.load', 1, slot.kind === 'buffer' ? slot.slots : 1));
+      const room = slot.kind === 'buffer' ? slot.bytes * span : MBARRIER_MAX;
+      const max = Math.min(room, MBARRIER_MAX);
+      const holds = span === 1 ? `a slot of ${slot.name} holds ${room} bytes` : `${span} slots of ${slot.name} hold ${room} bytes`;
+      rules.push({ ...range(op.bytes, 'the byte count of tma.load', 1, max), allowed: `in 1..${max}${slot.kind === 'buffer' && max === room ? ` (${holds})` : ''}` });
       break;
     }
     case 'wait':

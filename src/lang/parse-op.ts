@@ -86,8 +86,9 @@ export function parseOp(ts: TokenStream): Op {
       ts.expect('->', "'->' and then the mbarrier the copy completes on");
       const barrier = parseRef(ts, 'the mbarrier the copy completes on, like full[0]');
       const bytes = comma('the byte count');
+      const slots = optional('slots');
       const value = optional('value');
-      op = value === undefined ? { kind: 'tma.load', target, barrier, bytes } : { kind: 'tma.load', target, barrier, bytes, value };
+      op = { kind: 'tma.load', target, barrier, bytes, ...(slots !== undefined ? { slots } : {}), ...(value !== undefined ? { value } : {}) };
       break;
     }
     case 'tma.store':

@@ -74,7 +74,7 @@ export function printOp(op: Op): string {
     case 'wait': return `wait ${ref(op.target)}, ${printExpr(op.parity)}`;
     case 'wait.token': return `wait ${ref(op.target)}, token ${op.token}`;
     case 'inval': return `inval ${ref(op.target)}`;
-    case 'tma.load': return `tma.load ${ref(op.target)} -> ${ref(op.barrier)}, ${printExpr(op.bytes)}${opt('value', op.value)}`;
+    case 'tma.load': return `tma.load ${ref(op.target)} -> ${ref(op.barrier)}, ${printExpr(op.bytes)}${opt('slots', op.slots)}${opt('value', op.value)}`;
     case 'tma.store': return `tma.store ${ref(op.target)}`;
     case 'bulk.commit':
     case 'wgmma.commit':

@@ -72,7 +72,7 @@ export function formatStatePanel(m: Machine, s: MachineState, stepsTaken: number
   }
   for (let b = 0; b < m.barrierCount; b++) rows.push([m.barrierNames[b] ?? '', barrierText(s, b)]);
   for (let slot = m.arefSlotCount; slot < m.slotCount; slot++) {
-    const flying = s.tma.filter((t) => t.slot === slot).map((t) => `TMA in flight: value ${show(t.value)}, complete_tx ${t.bytes} on ${m.barrierNames[t.barrier]}`);
+    const flying = s.tma.filter((t) => slot >= t.slot && slot < t.slot + t.span).map((t) => `TMA in flight: value ${show(t.value)}, complete_tx ${t.bytes} on ${m.barrierNames[t.barrier]}`);
     rows.push([m.slotNames[slot] ?? '', [show(s.slotValue[slot]), ...flying].join('; ')]);
   }
   for (let id = 0; id < s.namedCount.length; id++) {

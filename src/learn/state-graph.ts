@@ -4,7 +4,7 @@
 // and every transition labelled with its action. Ends are coloured: finished, stuck, violation.
 import { InputError } from '../diag.ts';
 import { modelOfMachine } from '../verify/model.ts';
-import { actorName, barrierShort, currentOp, describeAction, isFinished, NO_VALUE, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
+import { actorName, barrierShort, currentOp, flightSlots, describeAction, isFinished, NO_VALUE, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
 
 export interface StateGraph {
   readonly states: readonly MachineState[];
@@ -48,7 +48,7 @@ export function stateLines(m: Machine, s: MachineState): string[] {
   for (let a = 0; a < m.arefSlotCount; a++) lines.push(`σ(${m.slotNames[a]}) = ⟨${show(s.slotValue[a])}, ${s.arefF[a]}, ${s.arefE[a]}⟩`);
   for (let b = 0; b < m.barrierCount; b++) lines.push(`${m.barrierNames[b]}: ${barrierShort(s, b)}`);
   for (let slot = m.arefSlotCount; slot < m.slotCount; slot++) lines.push(`${m.slotNames[slot]} = ${show(s.slotValue[slot])}`);
-  if (s.tma.length > 0) lines.push(`TMA in flight: ${s.tma.map((t) => `${m.slotNames[t.slot]} ← ${show(t.value)}`).join(', ')}`);
+  if (s.tma.length > 0) lines.push(`TMA in flight: ${s.tma.map((t) => `${flightSlots(m, t)} ← ${show(t.value)}`).join(', ')}`);
   m.roles.forEach((role, r) => {
     const rs = s.roles[r];
     const instr = currentOp(m, s, r);

@@ -73,6 +73,8 @@ export function ringText(r: RingSpec): string {
       }
     } else {
       lines.push(`    read S[${slot}] expect k`);
+      // the generic read is ordered before the producer's next TMA write by a proxy fence
+      if (m !== 'no-fence') lines.push('    fence.proxy.async');
       if (m !== 'release-missing') lines.push(`    arrive empty[k % D]`);
       if (m === 'release-doubled') lines.push(`    arrive empty[k % D]`);
     }

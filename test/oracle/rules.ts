@@ -66,7 +66,7 @@ export function initial(w: World): OState {
       frames: [{ block: '', pos: 0 }], env: {}, done: false, bar: 'free', clock: { [`r${i}`]: 1 },
       mmaOpen: [], mma: [], storeOpen: [], store: [],
     })),
-    slots: Array.from({ length: w.slotCount }, (): OSlot => ({ value: undefined, full: false, empty: true, write: undefined, generic: false, reads: {}, fences: {}, clock: {} })),
+    slots: Array.from({ length: w.slotCount }, (): OSlot => ({ value: undefined, full: false, empty: true, write: undefined, generic: false, reads: {}, fences: {}, readFences: {}, clock: {} })),
     barriers: [],
     named: Array.from({ length: 16 }, () => ({ count: 0, threads: 0, clock: {} })),
     tma: [],
@@ -206,17 +206,23 @@ function asyncReading(s: OState, slot: number): boolean {
     rs.mma.some((g) => !g.retired && g.slots.includes(slot)) || rs.store.some((g) => !g.retired && g.slots.includes(slot)));
 }
 
-function checkWrite(s: OState, slot: number, clock: Clock): void {
+function checkWrite(s: OState, slot: number, clock: Clock, async = false): void {
   const sl = s.slots[slot]!;
-  if (s.tma.some((t) => t.slot === slot)) throw new Fail('race', 'write while a copy lands');
+  if (s.tma.some((t) => slot >= t.slot && slot < t.slot + t.span)) throw new Fail('race', 'write while a copy lands');
   if (asyncReading(s, slot)) throw new Fail('race', 'write while an async read is outstanding');
   if (sl.write && !knows(clock, sl.write)) throw new Fail('race', 'write after write');
   for (const e of Object.values(sl.reads)) if (!knows(clock, e)) throw new Fail('race', 'write after read');
+  if (!async) return;
+  if (sl.write && sl.generic && !Object.values(sl.fences).some((f) => knows(clock, f))) throw new Fail('race', 'async write without proxy fence');
+  for (const key of Object.keys(sl.reads)) {
+    if (!key.startsWith('generic:')) continue;
+    if (!Object.values(sl.readFences[key] ?? {}).some((f) => knows(clock, f))) throw new Fail('race', 'async write after a generic read without proxy fence');
+  }
 }
 
 function checkRead(s: OState, slot: number, clock: Clock, async: boolean): void {
   const sl = s.slots[slot]!;
-  if (s.tma.some((t) => t.slot === slot)) throw new Fail('race', 'read while a copy lands');
+  if (s.tma.some((t) => slot >= t.slot && slot < t.slot + t.span)) throw new Fail('race', 'read while a copy lands');
   if (sl.write && !knows(clock, sl.write)) throw new Fail('race', 'read after write');
   if (async && sl.write && sl.generic && !Object.values(sl.fences).some((f) => knows(clock, f))) throw new Fail('race', 'async read without proxy fence');
 }
@@ -232,6 +238,7 @@ function write(s: OState, slot: number, v: number | undefined, generic: boolean,
   sl.write = event;
   sl.reads = {};
   sl.fences = {};
+  sl.readFences = {};
 }
 
 // ---- barriers ------------------------------------------------------------------------------
@@ -350,7 +357,7 @@ function land(w: World, s: OState, index: number): void {
   const agent = `tma:${t.slot}`;
   const at = (s.agents[agent] ?? 0) + 1;
   s.agents[agent] = at;
-  write(s, t.slot, t.value, false, { agent, at });
+  for (let i = t.slot; i < t.slot + t.span; i++) write(s, i, t.value, false, { agent, at });
   const bar = s.barriers[t.barrier]!;
   if (!bar.valid) throw new Fail('protocol', 'copy lands on an invalid barrier');
   // complete_tx releases the copy's own write only (PTX §8.9.1.1)
@@ -401,6 +408,7 @@ function runOp(w: World, s: OState, r: number): void {
       checkRead(s, a, rs.clock, false);
       checkFifo(s, a, expect);
       sl.reads[`generic:${r}`] = here(rs, r);
+      delete sl.readFences[`generic:${r}`];
       sl.full = false;
       sl.empty = false;
       break;
@@ -468,10 +476,13 @@ function runOp(w: World, s: OState, r: number): void {
       const b = barOf(w, op.barrier, env);
       const bytes = val(w, op.bytes, env);
       const v = value(w, op.value, env);
+      const span = op.slots === undefined ? 1 : val(w, op.slots, env);
+      const res = w.slotBase.get(op.target.name)!;
+      if (!Number.isInteger(span) || span < 1 || slot - res.base + span > res.size) throw new Fail('protocol', 'tma past the buffer');
       if (!s.barriers[b]!.valid) throw new Fail('protocol', 'tma on invalid barrier');
       if (!Number.isInteger(bytes) || bytes < 0) throw new Fail('protocol', 'tma bytes');
-      checkWrite(s, slot, rs.clock);
-      s.tma.push({ slot, barrier: b, bytes, value: v, role: r });
+      for (let i = slot; i < slot + span; i++) checkWrite(s, i, rs.clock, true);
+      s.tma.push({ slot, span, barrier: b, bytes, value: v, role: r });
       break;
     }
     case 'tma.store':
@@ -511,6 +522,8 @@ function runOp(w: World, s: OState, r: number): void {
     case 'fence.proxy.async':
       for (const sl of s.slots) {
         if (sl.write && sl.generic && knows(rs.clock, sl.write) && !sl.fences[`r${r}`]) sl.fences[`r${r}`] = here(rs, r);
+        for (const [key, e] of Object.entries(sl.reads))
+          if (key.startsWith('generic:') && knows(rs.clock, e)) (sl.readFences[key] ??= {})[`r${r}`] ??= here(rs, r);
       }
       break;
     case 'read': {
@@ -519,6 +532,7 @@ function runOp(w: World, s: OState, r: number): void {
       checkRead(s, slot, rs.clock, false);
       checkFifo(s, slot, expect);
       s.slots[slot]!.reads[`generic:${r}`] = here(rs, r);
+      delete s.slots[slot]!.readFences[`generic:${r}`];
       break;
     }
     case 'write': {

@@ -62,6 +62,8 @@ export interface OSlot {
   reads: Record<string, Epoch>;
   /** proxy fences since the last write: the first of each role */
   fences: Record<string, Epoch>;
+  /** per generic reader, the proxy fences that knew its latest read: the first of each fencing role */
+  readFences: Record<string, Record<string, Epoch>>;
   /** aref slot as a sync object */
   clock: Clock;
 }
@@ -80,7 +82,9 @@ export interface OBarrier {
 }
 
 export interface OFlight {
+  /** first slot; the copy fills `span` consecutive slots */
   slot: number;
+  span: number;
   barrier: number;
   bytes: number;
   value: number | undefined;

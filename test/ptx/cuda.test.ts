@@ -36,7 +36,7 @@ describe('libcu++ ring kernels: lifted programs', () => {
       range.flatMap((i) => [`wait empty[${i % D}] ${(Math.floor(i / D) & 1) ^ 1}`, `arrive.expect_tx full[${i % D}] 4096`, `tma.load ring[${i % D}] full[${i % D}] 4096`]),
     );
     expect(roleText(p, 'warps4_7')).toEqual(
-      range.flatMap((i) => [`wait full[${i % D}] ${Math.floor(i / D) & 1}`, `read ring[${i % D}]`, 'bar.sync 1 128', `arrive empty[${i % D}] 1`]),
+      range.flatMap((i) => [`wait full[${i % D}] ${Math.floor(i / D) & 1}`, `read ring[${i % D}]`, 'fence.proxy.async', 'bar.sync 1 128', `arrive empty[${i % D}] 1`]),
     );
   });
 
@@ -67,7 +67,7 @@ describe('libcu++ ring kernels: lifted programs', () => {
       for (const s of role.body) {
         if (s.kind !== 'op' || !s.loc) continue;
         const line = lines[s.loc.line - 1] ?? '';
-        const want = { wait: /try_wait\.parity/, 'arrive.expect_tx': /arrive\.expect_tx/, 'tma.load': /cp\.async\.bulk/, read: /ld\.shared/, 'bar.sync': /bar\.sync 1, 128/, arrive: /mbarrier\.arrive\./ }[s.op.kind as string];
+        const want = { wait: /try_wait\.parity/, 'arrive.expect_tx': /arrive\.expect_tx/, 'tma.load': /cp\.async\.bulk/, read: /ld\.shared/, 'fence.proxy.async': /fence\.proxy\.async/, 'bar.sync': /bar\.sync 1, 128/, arrive: /mbarrier\.arrive\./ }[s.op.kind as string];
         expect(line, `${s.op.kind} at line ${s.loc.line}`).toMatch(want ?? /^$/);
       }
     }

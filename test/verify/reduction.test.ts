@@ -115,7 +115,9 @@ role ${x}_producer warps 1:
 role ${x}_consumer warps 1:
   for k in 0..6:
     wait ${x}_full[k % 2], (k / 2) & 1
-    read ${x}_buf[k % 2] expect k
+    wgmma.issue ${x}_buf[k % 2] expect k
+    wgmma.commit
+    wgmma.wait 0
     arrive ${x}_empty[k % 2]
 `,
       )

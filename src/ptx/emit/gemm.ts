@@ -180,6 +180,7 @@ export function gemmFamily(program: Program, plan: KernelPlan, options: EmitOpti
       switch (op.kind) {
         case 'tma.load': {
           if (op.value === undefined) throw new InputError(`role ${r.placed.role.name}: the gemm kernel needs the k-tile of each tma.load (\`value k\`)`, loc);
+          if (op.slots !== undefined) throw new InputError(`role ${r.placed.role.name}: the gemm kernel loads one stage per tma.load (no \`slots\`)`, loc);
           const bytes = constantOperand(program, op.bytes, 'gemm tma.load bytes', loc);
           if (bytes !== stage) {
             throw new InputError(`gemm tile ${tileText(tile)}: a stage delivers ${stage} bytes (A and B tiles), the tma.load says ${bytes}`, loc);

@@ -113,6 +113,7 @@ export function streamFamily(plan: KernelPlan, options: EmitOptions): Family {
         case 'tma.load': {
           if (op.value === undefined) throw new InputError(`role ${r.placed.role.name}: the stream kernel needs the chunk index of each tma.load (\`value k\`)`, loc);
           if (op.target.name !== buffer.name) throw new InputError(`stream kernel: tma.load into ${op.target.name}, but the data buffer is ${buffer.name}`, loc);
+          if (op.slots !== undefined) throw new InputError(`role ${r.placed.role.name}: the stream kernel loads one chunk per tma.load (no \`slots\`)`, loc);
           const dst = slotAddress(r, op.target, scope, loc);
           const bar = barrierAddress(r, op.barrier, scope, loc);
           const bytes = r.ex.value(op.bytes, scope, loc);

@@ -101,11 +101,13 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
       case 'tma.load': {
         const bytes = e.bytes ?? 0;
         for (const c of e.ctas ?? [e.cta]) {
-          const pieces = res.slots(c, e.dst, e.dst + bytes);
+          // one copy lands as one unit, however finely other accesses cut its buffer into slots
+          const pieces = runsOfSlots(res.slots(c, e.dst, e.dst + bytes));
           const barrier = res.barrier(c, e.bar);
           for (const p of pieces) {
             const value = e.src && bytes > 0 && e.src.offset % bytes === 0 && pieces.length === 1 ? { value: num(e.src.offset / bytes) } : {};
-            for (let i = 0; i < e.copies; i++) local({ kind: 'tma.load', target: p.ref, barrier, bytes: num(p.bytes), ...value }, loc);
+            const slots = p.count > 1 ? { slots: num(p.count) } : {};
+            for (let i = 0; i < e.copies; i++) local({ kind: 'tma.load', target: p.ref, barrier, bytes: num(p.bytes), ...slots, ...value }, loc);
           }
         }
         break;
@@ -158,4 +160,19 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
     }
   }
   return out;
+}
+
+/** Consecutive slots of one buffer merged: the first slot, how many, and their bytes together. */
+function runsOfSlots(pieces: readonly { ref: Ref; bytes: number }[]): { ref: Ref; count: number; bytes: number }[] {
+  const runs: { ref: Ref; count: number; bytes: number }[] = [];
+  for (const p of pieces) {
+    const last = runs.at(-1);
+    const at = p.ref.index.kind === 'num' ? p.ref.index.value : undefined;
+    const next = last && last.ref.index.kind === 'num' ? last.ref.index.value + last.count : undefined;
+    if (last && last.ref.name === p.ref.name && at !== undefined && at === next) {
+      last.count += 1;
+      last.bytes += p.bytes;
+    } else runs.push({ ref: p.ref, count: 1, bytes: p.bytes });
+  }
+  return runs;
 }
