@@ -3,6 +3,7 @@
 // only from non-negative parts, parities are `e & 1`, counts and bytes stay in their ranges.
 import * as fc from 'fast-check';
 import type { BinOp, Expr, Op, Param, Program, Ref, Resource, Role, Stmt } from './ir/program.ts';
+import { PIPELINE_MAX } from './pipeline.ts';
 
 /** The Tawa pipeline family's parameters (DESIGN.md): depth D, MMA pending P, consumers C, iterations K. */
 export interface PipelineParams {
@@ -30,8 +31,9 @@ export interface PipelineRanges {
 export function arbPipelineParams(ranges: PipelineRanges = {}): fc.Arbitrary<PipelineParams> {
   const range = (name: keyof PipelineRanges, lowest: number, fallback: IntRange): fc.Arbitrary<number> => {
     const r = ranges[name] ?? fallback;
-    if (!Number.isInteger(r.min) || !Number.isInteger(r.max) || r.min < lowest || r.max < r.min)
-      throw new RangeError(`arbPipelineParams: ${name} range ${r.min}..${r.max} must be integers with ${lowest} ≤ min ≤ max`);
+    const highest = PIPELINE_MAX[name];
+    if (!Number.isInteger(r.min) || !Number.isInteger(r.max) || r.min < lowest || r.max < r.min || r.max > highest)
+      throw new RangeError(`arbPipelineParams: ${name} range ${r.min}..${r.max} must be integers with ${lowest} ≤ min ≤ max ≤ ${highest}`);
     return fc.integer(r);
   };
   return fc.record({

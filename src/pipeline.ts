@@ -18,6 +18,8 @@ import { InputError } from './diag.ts';
 import { bin, num, v } from './ir/expr.ts';
 import type { Expr, Level, Program, Resource, Role, Stmt } from './ir/program.ts';
 import { MAX_INT } from './lang/syntax.ts';
+import { MBARRIER_MAX } from './lang/op-rules.ts';
+import { MAX_ELEMENTS, MAX_WARPS } from './lang/validate.ts';
 import { loweredNames, lowerProgram } from './lower.ts';
 
 export interface PipelineOptions {
@@ -66,6 +68,20 @@ export interface PipelineOptions {
   readonly pingpong?: boolean;
 }
 
+/**
+ * The largest values the .aref language accepts for what a pipeline is made of, so that every
+ * program the family gives validates and prints back: an aref holds at most MAX_ELEMENTS slots of
+ * at most MBARRIER_MAX bytes, and the producer's warp and 4 per consumer fit in one CTA.
+ */
+export const PIPELINE_MAX = {
+  depth: MAX_ELEMENTS,
+  bytes: MBARRIER_MAX,
+  consumers: Math.floor((MAX_WARPS - 1) / 4),
+  pending: MAX_INT,
+  iterations: MAX_INT,
+  tiles: MAX_INT,
+} as const;
+
 /** The aref every generated program uses. */
 export const PIPELINE_AREF = 'A';
 
@@ -94,10 +110,11 @@ export function consumerIterations(c: number, consumers: number, iterations: num
 }
 
 function checkOptions(opts: PipelineOptions): void {
-  // MAX_INT: what the .aref language accepts, so that the printed program parses back.
-  const want = (name: string, value: number, min: number): void => {
-    if (!Number.isSafeInteger(value) || value < min || value > MAX_INT) {
-      throw new InputError(`pipeline: ${name} must be an integer in ${min}..${MAX_INT}, got ${value}`);
+  // PIPELINE_MAX: what the .aref language accepts, so that the printed program parses back.
+  const want = (name: keyof typeof PIPELINE_MAX, value: number, min: number): void => {
+    const max = PIPELINE_MAX[name];
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new InputError(`pipeline: ${name} must be an integer in ${min}..${max}, got ${value}`);
     }
   };
   want('depth', opts.depth, 1);

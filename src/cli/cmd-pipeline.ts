@@ -5,8 +5,7 @@ import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { programToJson } from '../lang/json.ts';
 import { printProgram } from '../lang/printer.ts';
-import { MAX_INT } from '../lang/syntax.ts';
-import { pipelineProgram, type PipelineOptions } from '../pipeline.ts';
+import { PIPELINE_MAX, pipelineProgram, type PipelineOptions } from '../pipeline.ts';
 import { flagBoolean, flagChoice, flagInt, flagString, LEVELS, parseCommandLine, requiredInt, usageError, type CommandSpec } from './args.ts';
 import { runVerification, verificationFlags } from './verification.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -23,9 +22,10 @@ groups in flight before it releases its oldest slot. Without --print it is verif
 refinement).
 
 Options:
-  --depth D              slots in the ring (>= 1)
+  --depth D              slots in the ring (1..4096, an aref's most)
   --pending P            wgmma groups kept outstanding before a release (>= 0)
-  --consumers C          consumer roles taking turns (>= 1)
+  --consumers C          consumer roles taking turns (1..7: 4 warps each and the producer's
+                         in one CTA of 32 warps)
   --tiles T              T output tiles per CTA, one after the other (a persistent kernel); needs
                          one consumer or --cooperative
   --cooperative          every consumer reads every slot (empty barriers count C, as CUTLASS's
@@ -34,7 +34,8 @@ Options:
   --level aref|mbarrier|both
                          print: the aref program (default) or its lowering to mbarriers, TMA and
                          wgmma; verify: the level(s) to check (default aref)
-  --bytes B              bytes per slot expected by the lowering (default 16384)
+  --bytes B              bytes per slot expected by the lowering (default 16384; at most
+                         1048575, an mbarrier's transaction count)
   --print                print the program in .aref syntax (it parses back)
   --print --json         print the program in its JSON machine form
   --json                 (verify) print the report as one JSON object
@@ -87,13 +88,14 @@ const SPEC: CommandSpec = {
 export async function main(argv: string[]): Promise<number> {
   const cl = parseCommandLine(SPEC, argv);
   if (!cl) return EXIT.verified;
-  const depth = requiredInt(cl, SPEC.name, 'depth', 1, MAX_INT);
-  const pending = requiredInt(cl, SPEC.name, 'pending', 0, MAX_INT);
-  const consumers = requiredInt(cl, SPEC.name, 'consumers', 1, MAX_INT);
-  const iterations = requiredInt(cl, SPEC.name, 'iterations', 0, MAX_INT);
-  const bytes = flagInt(cl, 'bytes', 1, MAX_INT);
+  // the language's own bounds (src/pipeline.ts): what is accepted here validates and prints back
+  const depth = requiredInt(cl, SPEC.name, 'depth', 1, PIPELINE_MAX.depth);
+  const pending = requiredInt(cl, SPEC.name, 'pending', 0, PIPELINE_MAX.pending);
+  const consumers = requiredInt(cl, SPEC.name, 'consumers', 1, PIPELINE_MAX.consumers);
+  const iterations = requiredInt(cl, SPEC.name, 'iterations', 0, PIPELINE_MAX.iterations);
+  const bytes = flagInt(cl, 'bytes', 1, PIPELINE_MAX.bytes);
   const cooperative = flagBoolean(cl, 'cooperative');
-  const tiles = flagInt(cl, 'tiles', 1, MAX_INT);
+  const tiles = flagInt(cl, 'tiles', 1, PIPELINE_MAX.tiles);
   const family: PipelineFamily = { depth, pending, consumers, iterations, ...(cooperative ? { cooperative } : {}), ...(tiles === undefined ? {} : { tiles }) };
   const name = `pipeline D=${depth} P=${pending} C=${consumers} K=${iterations}`;
 

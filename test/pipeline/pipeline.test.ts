@@ -136,7 +136,9 @@ describe('pipelineProgram', () => {
   });
 
   it.each([
-    [{ depth: 0 }, /depth must be an integer in 1\.\.2147483647, got 0/],
+    [{ depth: 0 }, /depth must be an integer in 1\.\.4096, got 0/],
+    [{ consumers: 8 }, /consumers must be an integer in 1\.\.7, got 8/],
+    [{ bytes: 2 ** 20 }, /bytes must be an integer in 1\.\.1048575/],
     [{ iterations: 2 ** 31 }, /iterations must be an integer in 0\.\.2147483647, got 2147483648/],
     [{ pending: -1 }, /pending must be an integer in 0\.\./],
     [{ consumers: 1.5 }, /consumers must be an integer in 1\.\./],
