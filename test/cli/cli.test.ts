@@ -63,7 +63,7 @@ describe('arefcheck pipeline', () => {
   });
 
   it.each([
-    [['--depth', '0'], /--depth expects an integer in 1\.\.2147483647, got '0'/],
+    [['--depth', '0'], /--depth expects an integer in 1\.\.4096, got '0'/],
     [['--depth', 'two'], /--depth expects an integer/],
     [['--depth', '2.5'], /--depth expects an integer/],
     [['--depth', '1e3'], /--depth expects an integer/],
