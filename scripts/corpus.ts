@@ -12,6 +12,7 @@ import { kernelsOf } from '../src/ptx/lift/lift.ts';
 import { liftLaunchPoints } from '../src/ptx/lift/sweep.ts';
 import { parsePtx } from '../src/ptx/parse/parser.ts';
 import { verifyProgram } from '../src/verify.ts';
+import { flagOf } from './flags.ts';
 
 interface Row {
   file: string;
@@ -27,10 +28,7 @@ interface Row {
 }
 
 const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const flag = (name: string): string | undefined => flagOf(args, name);
 const maxMs = Number(flag('--max-ms') ?? 60_000);
 const filter = flag('--filter');
 const dirs = [join(import.meta.dirname, '..', '..', 'shared', 'corpus'), process.env['AREFCHECK_CORPUS']].filter((d): d is string => d !== undefined && existsSync(d));

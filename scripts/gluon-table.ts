@@ -7,12 +7,10 @@ import { verifyPtx } from '../src/api.ts';
 import { ttgirBoxes } from '../src/ptx/lift/ttgir.ts';
 import { InputError } from '../src/diag.ts';
 import { MUTANTS, gpuCases, hasPtx, readPtx, readTtgir } from '../test/ptx/gluon-cases.ts';
+import { flagOf } from './flags.ts';
 
 const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const flag = (name: string): string | undefined => flagOf(args, name);
 const maxMs = Number(flag('--max-ms') ?? 120_000);
 const filter = flag('--filter');
 const withTtgir = args.includes('--ttgir');

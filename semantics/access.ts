@@ -60,8 +60,7 @@ export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: nu
     }
   }
   if (!async) return undefined;
-  if (isPresent(s, w) && s.slotGeneric[slot] === 1 && !knowsAFence(m, s, know, slot))
-    return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
+  if (unfencedGenericWrite(m, s, know, slot)) return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
   for (let r = 0; r < m.roles.length; r++) {
     if (!isPresent(s, readEvent(m, slot, READ_GENERIC, r))) continue;
     const f = readFenceEvent(m, slot, r);
@@ -78,9 +77,14 @@ export function readRace(m: Machine, s: MachineState, know: Knowledge, slot: num
   if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
   const w = writeEvent(m, slot);
   if (isPresent(s, w) && !has(know, w)) return `race on ${name}: ${what} is not ordered after the write it may read (read-after-write)`;
-  if (async && isPresent(s, w) && s.slotGeneric[slot] === 1 && !knowsAFence(m, s, know, slot))
+  if (async && unfencedGenericWrite(m, s, know, slot))
     return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
   return undefined;
+}
+
+/** The slot's last write was generic and no proxy fence after it is known: an async access must not follow it. */
+function unfencedGenericWrite(m: Machine, s: MachineState, know: Knowledge, slot: number): boolean {
+  return isPresent(s, writeEvent(m, slot)) && s.slotGeneric[slot] === 1 && !knowsAFence(m, s, know, slot);
 }
 
 /** Some role's proxy fence after the slot's last write is HB-before the reader. */

@@ -4,10 +4,10 @@
 // (role, barrier phase, aref slot, named barrier, retired async group) holds the set of
 // *tracked events* that happen-before its current point. Only the events a race check can
 // ask about are tracked: per shared slot, its last write, the proxy fence after that write, the
-// fact "a proxy fence follows each role's last generic read", and the last read of each reader class
-// (a later read by the same reader class is ordered after the earlier one, so it supersedes it). A new event clears its bit everywhere and is
-// set in the agent that performed it; release ORs the releaser's bits into the sync object,
-// acquire ORs the sync object's bits into the acquirer. By induction over the run,
+// fact "a proxy fence follows each role's last generic read", and the last read of each reader
+// class (a later read by the same reader class is ordered after the earlier one, so it supersedes
+// it). A new event clears its bit everywhere and is set in the agent that performed it; release
+// ORs the releaser's bits into the sync object, acquire ORs the sync object's bits into the acquirer. By induction over the run,
 // `has(K(a), e)` ⇔ e →hb the current point of a — exact, and bounded by agents × events bits.
 import { clearBit, has, setBit, type Knowledge } from './bits.ts';
 import type { Machine } from './machine.ts';

@@ -28,7 +28,7 @@
 // All other ops are unchanged; every lowered op keeps the `loc` of the op it came from.
 import { InputError } from './diag.ts';
 import { bin, EvalError, evalExpr, num } from './ir/expr.ts';
-import type { Expr, Loc, Op, Program, Ref, Resource, Role, Stmt } from './ir/program.ts';
+import { forEachOp, type Expr, type Loc, type Op, type Program, type Ref, type Resource, type Role, type Stmt } from './ir/program.ts';
 import { locOf } from './lang/positions.ts';
 
 /** Bytes per slot when neither the aref nor the caller says (a 128×64 bf16 tile). */
@@ -76,24 +76,13 @@ export function lowerProgram(program: Program, opts: LowerOptions = {}): Program
       { kind: 'mbarrier', name: names.empty, size: r.depth, count: 1, ...at },
     );
   }
-  const roles: Role[] = program.roles.map((role) => ({ ...role, body: new RoleLowering(arefs, params, genericReads(role.body)).stmts(role.body) }));
+  // per role, the arefs it reads through the generic proxy (a `get` that expects a value lowers to `read`)
+  const readsGeneric = new Map<Role, Set<string>>();
+  forEachOp(program, (op, role) => {
+    if (op.kind === 'get' && op.expect !== undefined) readsGeneric.set(role, (readsGeneric.get(role) ?? new Set()).add(op.target.name));
+  });
+  const roles: Role[] = program.roles.map((role) => ({ ...role, body: new RoleLowering(arefs, params, readsGeneric.get(role) ?? new Set()).stmts(role.body) }));
   return { ...program, resources, roles };
-}
-
-/** The arefs a role reads through the generic proxy (a `get` that expects a value lowers to `read`). */
-function genericReads(body: readonly Stmt[]): Set<string> {
-  const names = new Set<string>();
-  const walk = (stmts: readonly Stmt[]): void => {
-    for (const s of stmts) {
-      if (s.kind === 'for') walk(s.body);
-      else if (s.kind === 'if') {
-        walk(s.then);
-        walk(s.else);
-      } else if (s.kind === 'op' && s.op.kind === 'get' && s.op.expect !== undefined) names.add(s.op.target.name);
-    }
-  };
-  walk(body);
-  return names;
 }
 
 class RoleLowering {

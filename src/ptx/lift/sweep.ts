@@ -94,6 +94,16 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   if (!sweep) return points;
   let cur: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } = { values: given, run: measure(base), depth: 0 };
   const seen = new Set<string>([JSON.stringify(points[0]?.program.roles)]);
+  /** Lift the run as one more point, unless it gives a program already in the sweep. */
+  const addPoint = (run: Probe, label: string): void => {
+    const lifted = programOfTrace(module, run.trace, options);
+    const id = JSON.stringify(lifted.program.roles);
+    if (seen.has(id)) return;
+    seen.add(id);
+    points.push({ label, ...lifted });
+  };
+  const labelOf = (values: ReadonlyMap<string, bigint>): string =>
+    [...values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
   // greedy and bounded: raise each open value alone on top of the current assignment; keep the
   // one that deepens the pipeline most and look again (a tile loop that now runs reads new values)
   for (let round = 0; round < MAX_ROUNDS && cur.depth < DEEP; round++) {
@@ -116,16 +126,8 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
       // the deepest; among equals the cheapest
       if (!next || best.depth > next.depth || (best.depth === next.depth && best.run.events < next.run.events)) next = { values, run: best.run, depth: best.depth };
     }
-    if (next) {
-      const lifted = programOfTrace(module, next.run.trace, options);
-      const id = JSON.stringify(lifted.program.roles);
-      if (!seen.has(id)) {
-        seen.add(id);
-        const label = [...next.values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
-        points.push({ label, ...lifted });
-      }
-    }
     if (!next) break;
+    addPoint(next.run, labelOf(next.values));
     cur = next;
   }
   // a second loop the deep point ran once (a persistent kernel's tile loop over M and N): the
@@ -133,24 +135,13 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   // leaves behind for the next (an epilogue buffer a TMA store still reads) is checked too
   if (points.length > 1) {
     const wide = widen(p, options, cur.run, cur.values);
-    if (wide) {
-      const lifted = programOfTrace(module, wide.run.trace, options);
-      const id = JSON.stringify(lifted.program.roles);
-      if (!seen.has(id)) {
-        seen.add(id);
-        const label = [...wide.values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
-        points.push({ label, ...lifted });
-      }
-    }
+    if (wide) addPoint(wide.run, labelOf(wide.values));
   }
   if (points.length === 1) {
     // no single value drives the pipeline (M6 of fast.cu needs M, N and K all past one tile
     // before a CTA has any work): raise every open value together
     const joint = raiseTogether(p, options, cur.run, given);
-    if (joint) {
-      const lifted = programOfTrace(module, joint.run.trace, options);
-      if (!seen.has(JSON.stringify(lifted.program.roles))) points.push({ label: `every open integer = ${joint.value}`, ...lifted });
-    }
+    if (joint) addPoint(joint.run, `every open integer = ${joint.value}`);
   }
   return points;
 }
