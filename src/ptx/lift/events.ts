@@ -54,7 +54,11 @@ export type WarpEvent =
   /** barrier.cluster.arrive + wait, at the wait: every thread of the cluster (modelled as one barrier). */
   | { readonly k: 'cluster.sync'; readonly loc: Loc }
   | { readonly k: 'fence.proxy.async'; readonly loc: Loc }
-  /** Generic shared-memory access by the warp: union of its lanes' byte ranges [lo, hi) in CTA `cta`. */
-  | { readonly k: 'read' | 'write'; readonly cta: number; readonly lo: number; readonly hi: number; readonly loc: Loc };
+  /**
+   * Generic shared-memory access by the warp in CTA `cta`: its lanes' bytes span [lo, hi); `parts`,
+   * when present, are the disjoint runs they actually cover (absent: all of [lo, hi)); `data`, for
+   * a store whose addresses and values are all known, lists them (equal data: a replicated store).
+   */
+  | { readonly k: 'read' | 'write'; readonly cta: number; readonly lo: number; readonly hi: number; readonly parts?: readonly (readonly [number, number])[]; readonly data?: string; readonly loc: Loc };
 
 export type WarpEventKind = WarpEvent['k'];

@@ -6,6 +6,7 @@ import {
   bfe, bfi, binary, boolOp, compare, convert, cvta, fit, lop3, mad, notPred, prmt, select, shf, u, unary,
 } from './alu.ts';
 import { floatOp } from './float.ts';
+import { mergeRanges } from './footprint.ts';
 import type { Arg, FlatInstr } from './flatten.ts';
 import { opType, stateSpace, typeBytes, type Opcode } from './opcode.ts';
 import type { Frame, WarpInterp } from './warp.ts';
@@ -83,10 +84,10 @@ export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
       atomic(w, fr, ins, m);
       return handled();
     case 'stmatrix':
-      smemRange(w, fr, ins, m, a[0], 16, 'write');
+      smemRange(w, fr, ins, matrixLanes(op, m), a[0], 16, 'write');
       return handled();
     case 'ldmatrix':
-      smemRange(w, fr, ins, m, a[1], 16, 'read');
+      smemRange(w, fr, ins, matrixLanes(op, m), a[1], 16, 'read');
       w.clobber(fr, ins, m);
       return handled();
     case 'activemask':
@@ -191,6 +192,12 @@ function setp(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   }
 }
 
+/** stmatrix/ldmatrix .x1/.x2/.x4: lanes 0..8n−1 give the row addresses; the others' are ignored (PTX §9.7.14.5.15). */
+function matrixLanes(op: Opcode, m: number): number {
+  const n = op.mods.has('x1') ? 1 : op.mods.has('x2') ? 2 : 4;
+  return n === 4 ? m : m & ((1 << (8 * n)) - 1);
+}
+
 /** Shared-memory addresses of the active lanes: CTA rank and byte offset each. */
 function smemLanes(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined): { cta: number; addr: number }[] {
   if (!addrArg) w.unsupported(`missing address in '${ins.op.text}' at line ${ins.loc.line}`, ins.loc);
@@ -201,17 +208,24 @@ function smemLanes(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg:
   return out;
 }
 
-/** Record a generic shared-memory access of the warp: one range per CTA it touches. */
-export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined, bytes: number, kind: 'read' | 'write'): void {
-  const byCta = new Map<number, { lo: number; hi: number }>();
+/**
+ * Record a generic shared-memory access of the warp: one event per CTA it touches, with the
+ * lanes' bytes as merged runs when they are not one (a swizzled epilogue store: warps interleave).
+ */
+export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined, bytes: number, kind: 'read' | 'write', data?: string): void {
+  const byCta = new Map<number, [number, number][]>();
   for (const x of smemLanes(w, fr, ins, m, addrArg)) {
-    const r = byCta.get(x.cta) ?? { lo: Infinity, hi: -Infinity };
-    r.lo = Math.min(r.lo, x.addr);
-    r.hi = Math.max(r.hi, x.addr + bytes);
+    const r = byCta.get(x.cta) ?? [];
+    r.push([x.addr, x.addr + bytes]);
     byCta.set(x.cta, r);
     if (kind === 'write') w.sim.cta(x.cta).smem.forget(x.addr, x.addr + bytes);
   }
-  for (const [cta, { lo, hi }] of byCta) if (lo < hi) w.event({ k: kind, cta, lo, hi, loc: ins.loc });
+  for (const [cta, ranges] of byCta) {
+    const runs = mergeRanges(ranges);
+    const lo = runs[0]?.[0] ?? 0;
+    const hi = runs.at(-1)?.[1] ?? 0;
+    if (lo < hi) w.event({ k: kind, cta, lo, hi, ...(runs.length > 1 ? { parts: runs } : {}), ...(data !== undefined ? { data } : {}), loc: ins.loc });
+  }
 }
 
 /** Which memory an address operand points to, per its state space and value. */
@@ -278,7 +292,7 @@ function store(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const where = classify(ins.op, addr);
   const items = src.k === 'vec' ? src.items : [src];
   if (where === 'shared') {
-    smemRange(w, fr, ins, m, addrArg, eb * n, 'write');
+    smemRange(w, fr, ins, m, addrArg, eb * n, 'write', storedData(w, fr, ins, m, addr, items, eb));
     items.forEach((item, i) => {
       const v = w.read(fr, item);
       for (let l = 0; l < WARP; l++) {
@@ -304,6 +318,24 @@ function store(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
       if ((m >>> l) & 1 && x instanceof SymAddr) w.memStore(new SymAddr(x.base, x.offset + BigInt(i * eb)), laneOf(v, l), eb, 1 << l);
     }
   });
+}
+
+/** Every byte address and value a shared store writes, when all are known: warps storing the same data at the same bytes do not race (a broadcast flag). */
+function storedData(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addr: Val, items: readonly Arg[], eb: number): string | undefined {
+  const out: string[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (!item) return undefined;
+    const v = w.read(fr, item);
+    for (let l = 0; l < WARP; l++) {
+      if (((m >>> l) & 1) === 0) continue;
+      const x = laneOf(addr, l);
+      const val = laneOf(v, l);
+      if (typeof x !== 'bigint' || typeof val !== 'bigint') return undefined;
+      out.push(`${x + BigInt(i * eb)}=${u(val, eb * 8)}`);
+    }
+  }
+  return [...new Set(out)].sort().join(',');
 }
 
 function atomic(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {

@@ -11,6 +11,7 @@
 // such warps stay separate roles and the checker explores their interleavings.
 import type { Loc, Op, Role, Stmt } from '../../ir/program.ts';
 import { roleName } from './names.ts';
+import { mergeRanges } from './footprint.ts';
 import type { WarpOp } from './warp-ops.ts';
 
 interface Merged {
@@ -155,6 +156,8 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[]): 
     const u = first.units[gi];
     if (u?.kind === 'op') body.push({ op: u.op.op, loc: u.op.loc });
     else if (u) {
+      // warps touching each other's bytes with no barrier between race: they stay separate roles
+      if (accessesOverlap(parts.map((p) => p.units[gi]))) return undefined;
       // the union of the warps' accesses, each slot once
       const seen = new Set<string>();
       for (const p of parts) {
@@ -170,6 +173,59 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[]): 
     }
   }
   return toStmts(body);
+}
+
+interface Touch {
+  readonly cta: number;
+  readonly runs: readonly (readonly [number, number])[];
+  readonly write: boolean;
+  readonly data?: string;
+}
+
+/** What a warp's access unit touched, one entry per PTX access. */
+function touches(u: Unit | undefined): Touch[] {
+  if (u?.kind !== 'access') return [];
+  return u.ops.flatMap((o) => (o.bytes ?? []).map((b) => ({ ...b, write: o.op.kind === 'write' })));
+}
+
+function intersect(a: readonly (readonly [number, number])[], b: readonly (readonly [number, number])[]): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x[0] < y[1] && y[0] < x[1]) return true;
+    if (x[1] <= y[1]) i++;
+    else j++;
+  }
+  return false;
+}
+
+const sortedRuns = (ts: readonly Touch[]): [number, number][] => mergeRanges(ts.flatMap((t) => t.runs.map(([lo, hi]) => [lo, hi] as [number, number])));
+
+/** Two accesses of different warps race: one writes bytes the other touches, unless both store the same known data. */
+function conflict(a: Touch, b: Touch): boolean {
+  if (a.cta !== b.cta || (!a.write && !b.write)) return false;
+  if (a.write && b.write && a.data !== undefined && a.data === b.data) return false;
+  return intersect(sortedRuns([a]), sortedRuns([b]));
+}
+
+/** Does one warp, in these (parallel) access units, write bytes another warp touches? */
+function accessesOverlap(units: readonly (Unit | undefined)[]): boolean {
+  const per = units.map(touches);
+  for (let p = 0; p < per.length; p++) {
+    const mine = per[p] ?? [];
+    for (const cta of new Set(mine.filter((t) => t.write).map((t) => t.cta))) {
+      const w = sortedRuns(mine.filter((t) => t.write && t.cta === cta));
+      for (let q = 0; q < per.length; q++) {
+        const theirs = per[q] ?? [];
+        // cheap test on the unions first; the access-by-access test only where they meet
+        if (q === p || !intersect(w, sortedRuns(theirs.filter((t) => t.cta === cta)))) continue;
+        if (mine.some((a) => theirs.some((b) => conflict(a, b)))) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /** Is there a generic access in the skeleton before gap `gi`, after the last barrier covering the group? */

@@ -38,6 +38,8 @@ export interface ResourceMap {
 interface Piece {
   readonly lo: number;
   readonly hi: number;
+  /** a slot of scattered bytes: its runs (lo, hi: the first one) */
+  readonly runs?: readonly (readonly [number, number])[];
   /** ids of the write intervals covering it (what may not be split) */
   readonly cover: string;
   /** the tensor map writing it, for grouping stages into one buffer */
@@ -93,20 +95,24 @@ export function buildResources(
     readonly key: string;
     /** a generic write's warpgroup */
     readonly group?: string;
+    /** a TMA store's source: cut at its ends, but it does not land, so writes may cut inside it */
+    readonly store?: boolean;
   }
   const writes: Interval[] = [];
   const reads: [number, number][] = [];
   warps.forEach((w, wi) => {
     const own: [number, number][] = [];
     for (const e of w) {
+      const spans = (e.k === 'write' || e.k === 'read') && e.parts ? e.parts.map(([lo, hi]) => [lo, hi] as [number, number]) : undefined;
       if (e.k === 'tma.load') writes.push({ lo: e.dst, hi: e.dst + (e.bytes ?? 1), id: `tma:${e.dst}:${e.bytes}`, key: e.map ?? 'bulk' });
-      else if (e.k === 'tma.store') writes.push({ lo: e.src, hi: e.src + (e.bytes ?? 1), id: `store:${e.src}:${e.bytes}`, key: '' });
-      else if (e.k === 'write' && !barWords(e.lo, e.hi)) own.push([e.lo, e.hi]);
-      else if (e.k === 'read' && !barWords(e.lo, e.hi)) reads.push([e.lo, e.hi]);
+      else if (e.k === 'tma.store') writes.push({ lo: e.src, hi: e.src + (e.bytes ?? 1), id: `store:${e.src}:${e.bytes}`, key: '', store: true });
+      else if (e.k === 'write' && !barWords(e.lo, e.hi)) own.push(...(spans ?? [[e.lo, e.hi]]));
+      else if (e.k === 'read' && !barWords(e.lo, e.hi)) reads.push(...(spans ?? [[e.lo, e.hi]]));
       else if (e.k === 'mma') reads.push(...mmaReads(e, layout));
     }
-    // one warp's generic writes: their union, in contiguous runs (tagged with its warpgroup)
-    for (const [lo, hi] of mergeRanges(own)) writes.push({ lo, hi, id: `warp${wi}:${lo}`, key: '', group: `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}` });
+    // one warp's generic writes: their union, in contiguous runs (tagged with its warpgroup); the
+    // runs share an id, so the bytes one warp stages for one TMA store form one slot (cut, below)
+    for (const [lo, hi] of mergeRanges(own)) writes.push({ lo, hi, id: `warp${wi}`, key: '', group: `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}` });
   });
 
   const resources: Resource[] = [];
@@ -167,6 +173,7 @@ export function buildResources(
   for (const [sym, r] of sortedRegions) {
     let pieces = cut(r.writes, r.reads, true);
     if (pieces.length > MAX_PIECES) pieces = cut(r.writes.filter((x) => !x.id.startsWith('warp')), r.reads, false);
+    const bytesOf = (p: Piece): number => (p.runs ? p.runs.reduce((n, [lo, hi]) => n + hi - lo, 0) : p.hi - p.lo);
     // runs of adjacent, equal pieces written through the same map form one buffer
     let run: Piece[] = [];
     const flush = (): void => {
@@ -175,13 +182,17 @@ export function buildResources(
       const base = sym?.start ?? 0;
       const pure = sym !== undefined && !sym.dynamic && run.length === pieces.length && !barSyms.has(sym);
       const ns = perCta(pure ? symName(sym) : `${symName(sym)}_${first.lo - base}`);
-      for (const n of ns) resources.push({ kind: 'buffer', name: n, slots: run.length, bytes: first.hi - first.lo });
-      run.forEach((p, i) => slotRefs.push({ lo: p.lo, hi: p.hi, names: ns, index: i }));
+      for (const n of ns) resources.push({ kind: 'buffer', name: n, slots: run.length, bytes: bytesOf(first) });
+      run.forEach((p, i) => {
+        for (const [lo, hi] of p.runs ?? [[p.lo, p.hi]]) slotRefs.push({ lo, hi, names: ns, index: i });
+      });
       run = [];
     };
     for (const p of pieces) {
       const prev = run[run.length - 1];
-      if (prev && (p.lo !== prev.hi || p.hi - p.lo !== prev.hi - prev.lo || p.key !== prev.key)) flush();
+      // contiguous pieces continue a run when adjacent; scattered ones when the run is scattered too
+      const follows = prev !== undefined && (p.runs ? prev.runs !== undefined : prev.runs === undefined && p.lo === prev.hi);
+      if (prev && (!follows || bytesOf(p) !== bytesOf(prev) || p.key !== prev.key)) flush();
       run.push(p);
     }
     flush();
@@ -215,7 +226,12 @@ export function buildResources(
       for (const s of slotRefs) {
         if (s.hi <= lo) continue;
         if (s.lo >= end) break;
-        out.push({ ref: { name: s.names[cta] ?? s.names[0] ?? '?', index: num(s.index) }, bytes: Math.min(hi, s.hi) - Math.max(lo, s.lo) });
+        const name = s.names[cta] ?? s.names[0] ?? '?';
+        const bytes = Math.min(hi, s.hi) - Math.max(lo, s.lo);
+        // a scattered slot has several runs: one entry for it
+        const seen = out.find((o) => o.ref.name === name && o.ref.index.kind === 'num' && o.ref.index.value === s.index);
+        if (seen) seen.bytes += bytes;
+        else out.push({ ref: { name, index: num(s.index) }, bytes });
       }
       return out;
     },
@@ -224,13 +240,14 @@ export function buildResources(
 
 /**
  * Cut a region at every write interval's ends (and cover the reads that no write covers);
- * adjacent pieces covered by the same writes merge.
+ * adjacent pieces covered by the same writes merge, and so do scattered pieces covered by the
+ * same writes inside one TMA extent (the rows one warp stages for one TMA store).
  */
-function cut(writes: readonly { lo: number; hi: number; id: string; key: string; group?: string }[], reads: readonly [number, number][], merge: boolean): Piece[] {
+function cut(writes: readonly { lo: number; hi: number; id: string; key: string; group?: string; store?: boolean }[], reads: readonly [number, number][], merge: boolean): Piece[] {
   const points = new Set<number>();
   // a copy lands as one unit: generic writes cut inside a TMA extent only when two warpgroups
   // (likely two roles) write disjoint parts of it, as an epilogue reusing a stage buffer may
-  const copies = writes.filter((w) => w.group === undefined);
+  const copies = writes.filter((w) => w.group === undefined && w.store !== true);
   const splitters = new Set<string>();
   for (const c of copies) {
     const groups = new Set(writes.filter((w) => w.group !== undefined && w.lo < c.hi && w.hi > c.lo).map((w) => w.group));
@@ -250,17 +267,49 @@ function cut(writes: readonly { lo: number; hi: number; id: string; key: string;
   }
   const all = mergeRanges([...covered, ...reads.map(([lo, hi]) => [lo, hi] as [number, number])]);
   const xs = [...points].sort((a, b) => a - b);
+  // sweep: the writes overlapping each piece, and the accessed range it lies in
+  const byLo = [...writes].sort((a, b) => a.lo - b.lo);
+  const active = new Set<(typeof writes)[number]>();
+  let nextWrite = 0;
+  let nextRange = 0;
   const pieces: Piece[] = [];
   for (let i = 0; i + 1 < xs.length; i++) {
     const lo = xs[i] ?? 0;
     const hi = xs[i + 1] ?? 0;
-    if (hi <= lo || !all.some(([a, b]) => lo >= a && hi <= b)) continue;
-    const over = writes.filter((w) => w.lo < hi && w.hi > lo);
-    const cover = over.map((w) => w.id).sort().join('|');
+    while (nextRange < all.length && (all[nextRange]?.[1] ?? 0) <= lo) nextRange++;
+    const range = all[nextRange];
+    if (hi <= lo || !range || lo < range[0] || hi > range[1]) continue;
+    while (nextWrite < byLo.length && (byLo[nextWrite]?.lo ?? 0) < hi) active.add(byLo[nextWrite++]!);
+    for (const w of active) if (w.hi <= lo) active.delete(w);
+    const over = [...active];
+    const cover = [...new Set(over.map((w) => w.id))].sort().join('|');
     const key = [...new Set(over.map((w) => w.key).filter((k) => k !== ''))].sort().join('+');
     const prev = pieces[pieces.length - 1];
     if (merge && prev && prev.hi === lo && prev.cover === cover && cover !== '') pieces[pieces.length - 1] = { ...prev, hi };
     else pieces.push({ lo, hi, cover, key });
   }
-  return pieces;
+  return merge ? gatherScattered(pieces, writes) : pieces;
+}
+
+/**
+ * Pieces with one cover that includes a TMA extent (a copy or a store) and lies in several
+ * places become one scattered piece: the bytes are written by the same writes and moved by the
+ * same copy, so nothing distinguishes them, and one slot keeps the state small.
+ */
+function gatherScattered(pieces: readonly Piece[], writes: readonly { id: string; group?: string }[]): Piece[] {
+  const extents = new Set(writes.filter((w) => w.group === undefined).map((w) => w.id));
+  const byCover = new Map<string, Piece[]>();
+  for (const p of pieces) {
+    if (!p.cover.split('|').some((id) => extents.has(id))) continue;
+    const list = byCover.get(p.cover) ?? [];
+    list.push(p);
+    byCover.set(p.cover, list);
+  }
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    const group = byCover.get(p.cover);
+    if (!group || group.length < 2) out.push(p);
+    else if (group[0] === p) out.push({ ...p, runs: group.map((g) => [g.lo, g.hi] as const) });
+  }
+  return out;
 }

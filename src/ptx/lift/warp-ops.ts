@@ -15,19 +15,30 @@ export interface WarpOp {
    * init/arrive/expect_tx/complete_tx/TMA/bulk groups/inval).
    */
   readonly collective: boolean;
+  /** A generic access: what the warp's lanes touched through it (one entry per PTX access it stands for), for the fold's race check. */
+  readonly bytes?: AccessBytes[];
+}
+
+export interface AccessBytes {
+  readonly cta: number;
+  readonly runs: readonly (readonly [number, number])[];
+  /** the stored addresses and values, when all known (a replicated store) */
+  readonly data?: string;
 }
 
 function sameRef(a: Ref, b: Ref): boolean {
   return a.name === b.name && a.index.kind === 'num' && b.index.kind === 'num' && a.index.value === b.index.value;
 }
 
-function inAccessRun(ops: readonly WarpOp[], kind: 'read' | 'write', ref: Ref): boolean {
+/** The op of the current run of generic accesses that already does `kind` on `ref`, if any. */
+function inAccessRun(ops: readonly WarpOp[], kind: 'read' | 'write', ref: Ref): WarpOp | undefined {
   for (let i = ops.length - 1; i >= 0; i--) {
-    const op = ops[i]?.op;
-    if (!op || (op.kind !== 'read' && op.kind !== 'write')) return false;
-    if (op.kind === kind && sameRef(op.target, ref)) return true;
+    const o = ops[i];
+    const op = o?.op;
+    if (!op || (op.kind !== 'read' && op.kind !== 'write')) return undefined;
+    if (op.kind === kind && sameRef(op.target, ref)) return o;
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -150,14 +161,25 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         break;
       case 'read':
       case 'write':
-        for (const p of res.slots(e.cta, e.lo, e.hi)) {
+        for (const p of accessSlots(res, e)) {
+          const touched: AccessBytes = { cta: e.cta, runs: e.parts ?? [[e.lo, e.hi]], ...(e.data !== undefined ? { data: e.data } : {}) };
           // in a run of generic accesses with no synchronization between them, order does not
           // matter: one read (write) per slot stands for the run (a loop of loads over a slot)
-          if (inAccessRun(out, e.k, p.ref)) continue;
-          collective({ kind: e.k, target: p.ref }, loc);
+          const same = inAccessRun(out, e.k, p.ref);
+          if (same) same.bytes?.push(touched);
+          else out.push({ op: { kind: e.k, target: p.ref }, loc, collective: true, bytes: [touched] });
         }
         break;
     }
+  }
+  return out;
+}
+
+/** The slots a generic access touches: those of each run of its lanes' bytes, once each. */
+function accessSlots(res: ResourceMap, e: Extract<WarpEvent, { k: 'read' | 'write' }>): { ref: Ref }[] {
+  const out: { ref: Ref }[] = [];
+  for (const [lo, hi] of e.parts ?? [[e.lo, e.hi]]) {
+    for (const p of res.slots(e.cta, lo, hi)) if (!out.some((o) => sameRef(o.ref, p.ref))) out.push(p);
   }
   return out;
 }
