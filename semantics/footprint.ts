@@ -14,7 +14,7 @@ import { applyBin, applyUn } from '../src/ir/expr.ts';
 import type { Expr, Op } from '../src/ir/program.ts';
 import type { CRef, Instr, Machine } from './machine.ts';
 import { slotId } from './machine.ts';
-import type { MachineState } from './state.ts';
+import { BAR_RELEASED, type MachineState } from './state.ts';
 
 /** Touches everything: init and inval reset every role's phase knowledge of a barrier. */
 export const GLOBAL = 'global' as const;
@@ -117,7 +117,10 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Resolver): Touch {
   const op = instr.op;
   if (op.kind === 'init' || op.kind === 'inval') return GLOBAL;
-  if (op.kind === 'fence.proxy.async') return { reads: [], writes: range(m.slotCount) };
+  // A proxy fence only sets bits in the fencer's own knowledge (and their "present" bits, which no
+  // other process reads without holding the bit): it commutes with every other process's transition
+  // (docs/checker.md, "The independence relation").
+  if (op.kind === 'fence.proxy.async') return { reads: [], writes: [] };
   const reads: number[] = [];
   const writes: number[] = [];
   const modes = refModes(op);
@@ -174,6 +177,8 @@ export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInst
 export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: number, instr: OpInstr): Touch {
   const rs = s.roles[r];
   if (!rs) return GLOBAL;
+  // leaving a bar.sync that released the role changes only the role's own pc and flag
+  if (instr.op.kind === 'bar.sync' && rs.barState === BAR_RELEASED) return { reads: [], writes: [] };
   const evaluate = (f: ((vars: readonly number[]) => number) | undefined, size: number): number[] | undefined => {
     try {
       return inRange(f?.(rs.vars), size);

@@ -17,6 +17,7 @@ export { emptyKnowledge, has, orInto, setBit, type Knowledge } from './bits.ts';
 
 /** Record a fresh occurrence of event e, known (so far) only to `owner`. */
 export function freshEvent(s: MachineState, e: number, owner: Knowledge): void {
+  if (e < 0) throw new Error('internal: an access event the event table does not track (semantics/events.ts)');
   clearEverywhere(s, e);
   setBit(s.hb.present, e);
   setBit(owner, e);
@@ -92,4 +93,4 @@ export function waitMisses(phase: number, d: 0 | 1 | 2, parity: number): boolean
   return phase - j >= 2;
 }
 
-export const isPresent = (s: MachineState, e: number): boolean => has(s.hb.present, e);
+export const isPresent = (s: MachineState, e: number): boolean => e >= 0 && has(s.hb.present, e);

@@ -4,6 +4,7 @@
 import { applyBin, applyUn } from '../src/ir/expr.ts';
 import { opToken, type Expr, type Loc, type Op, type Program, type Ref, type Resource, type Stmt } from '../src/ir/program.ts';
 import { InputError } from '../src/diag.ts';
+import { trackEvents, type EventTable } from './events.ts';
 
 /** A compiled expression: loop variables of the executing role → value. */
 export type CExpr = (vars: readonly number[]) => number;
@@ -70,9 +71,13 @@ export interface Machine {
   readonly usesNamedBarriers: boolean;
   /** Named barrier ids 0..namedBarriers-1 (the program's declaration, 16 by default). */
   readonly namedBarriers: number;
+  /** Per named barrier id: some op may name it (its knowledge holder has words; the others stay empty). */
+  readonly namedUsed: readonly boolean[];
   /** Barriers of a resource some op gives transaction bytes (a TMA's barrier, expect_tx): "full" barriers. */
   readonly txBarriers: readonly boolean[];
   readonly literal: boolean;
+  /** The access events the happens-before state tracks, and their bit ids. */
+  readonly events: EventTable;
 }
 
 export function compileMachine(program: Program, options: MachineOptions = {}): Machine {
@@ -120,6 +125,8 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
   }
 
   let usesNamedBarriers = false;
+  const namedBarriers = program.namedBarriers ?? 16;
+  const namedUsed = new Array<boolean>(namedBarriers).fill(false);
   const txBarriers = new Array<boolean>(barriers).fill(false);
   // a constant index marks its element only: one lifted array can hold full and empty barriers
   const markTx = (ref: CRef | undefined, index: Expr): void => {
@@ -196,7 +203,12 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
           }
         } else {
           const { refs, args } = compileOperands(s.op, scope, s.loc, compileExpr, compileRef);
-          if (s.op.kind === 'bar.sync' || s.op.kind === 'bar.arrive') usesNamedBarriers = true;
+          if (s.op.kind === 'bar.sync' || s.op.kind === 'bar.arrive') {
+            usesNamedBarriers = true;
+            const id = s.op.id.kind === 'num' ? s.op.id.value : undefined;
+            if (id !== undefined && Number.isInteger(id) && id >= 0 && id < namedBarriers) namedUsed[id] = true;
+            else namedUsed.fill(true);
+          }
           if (s.op.kind === 'tma.load') markTx(refs[1], s.op.barrier.index);
           if (s.op.kind === 'arrive.expect_tx' || s.op.kind === 'expect_tx' || s.op.kind === 'complete_tx') markTx(refs[0], s.op.target.index);
           const name = opToken(s.op);
@@ -222,9 +234,11 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
     barrierInit,
     slotBytes,
     usesNamedBarriers,
-    namedBarriers: program.namedBarriers ?? 16,
+    namedBarriers,
+    namedUsed,
     txBarriers,
     literal: options.literal ?? false,
+    events: trackEvents(program, resources, arefSlots + bufferSlots, (res, i) => (res.space === 'aref' ? res.base + i : arefSlots + res.base + i)),
   };
 }
 

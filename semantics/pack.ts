@@ -105,7 +105,7 @@ export class StatePacker {
       barPending: r.eachBits(m.barrierCount),
       barDone: r.eachBits(m.barrierCount),
       arefSlot: r.eachBits(m.arefSlotCount),
-      named: r.eachBits(namedN),
+      named: Array.from({ length: namedN }, (_, id) => (m.namedUsed[id] ? r.bits() : [])),
     };
     const asyncDone = r.next();
     const s: MachineState = { roles, arefF, arefE, slotValue, slotGeneric, barriers, namedCount, namedThreads, tma, hb, asyncDone };

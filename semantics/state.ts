@@ -3,6 +3,7 @@
 import type { Loc } from '../src/ir/program.ts';
 import { NO_VALUE, type Machine } from './machine.ts';
 import { emptyKnowledge, setBit, type Knowledge } from './bits.ts';
+import { READER_KINDS, UNTRACKED } from './events.ts';
 
 /** A TMA copy in flight: it lands later, writing `value` into `slot` and doing complete_tx(bytes) on `barrier`. */
 export interface TmaFlight {
@@ -140,44 +141,34 @@ export function initialState(m: Machine): MachineState {
       barPending: barriers.map(() => emptyKnowledge(words)),
       barDone: barriers.map(() => emptyKnowledge(words)),
       arefSlot: Array.from({ length: m.arefSlotCount }, () => emptyKnowledge(words)),
-      named: Array.from({ length: namedN }, () => emptyKnowledge(words)),
+      named: Array.from({ length: namedN }, (_, id) => emptyKnowledge(m.namedUsed[id] ? words : 0)),
     },
     asyncDone: 0,
   };
 }
 
-/** Reader classes per slot: generic read by role r, wgmma by role r, TMA store by role r. */
-export const READER_KINDS = 3;
-export const READ_GENERIC = 0;
-export const READ_WGMMA = 1;
-export const READ_STORE = 2;
+export { READER_KINDS, READ_GENERIC, READ_WGMMA, READ_STORE } from './events.ts';
 
 /**
- * Events per slot: last write; per role, its last proxy fence after that write (a fence by one
- * role must not erase what others learned of another role's fence); last read of each reader class;
- * per role, "a proxy fence (by anyone) follows that role's last generic read" (an async write must
- * know it: the cross-proxy write-after-read of reference/ptx-mbarrier.md §4.1 item 5).
- */
-export function eventsPerSlot(m: Machine): number {
-  return 1 + (2 + READER_KINDS) * m.roles.length;
-}
-/**
- * Words of one knowledge bitset: the slot events, then two phase-knowledge bits per barrier
- * (hb.ts, "phase knowledge": how far the barrier has moved past the last completion the holder knows of).
+ * Words of one knowledge bitset: the tracked slot events (events.ts), then two phase-knowledge bits
+ * per barrier (hb.ts, "phase knowledge": how far the barrier has moved past the last completion the
+ * holder knows of).
  */
 export function eventWords(m: Machine): number {
-  return Math.max(1, Math.ceil((m.slotCount * eventsPerSlot(m) + PHASE_BITS * m.barrierCount) / 32));
+  return Math.max(1, Math.ceil((m.events.count + PHASE_BITS * m.barrierCount) / 32));
 }
 /** Phase-knowledge bits per barrier: FRESH_0 "d < 1", FRESH_1 "d < 2" (d = phase − completions known). */
 export const PHASE_BITS = 2;
-export const phaseBit = (m: Machine, b: number, t: 0 | 1): number => m.slotCount * eventsPerSlot(m) + PHASE_BITS * b + t;
-export const writeEvent = (m: Machine, slot: number): number => slot * eventsPerSlot(m);
-export const fenceEvent = (m: Machine, slot: number, role: number): number => slot * eventsPerSlot(m) + 1 + role;
+export const phaseBit = (m: Machine, b: number, t: 0 | 1): number => m.events.count + PHASE_BITS * b + t;
+// Event ids of a slot, UNTRACKED (−1) where no op of the program can create the event.
+export const writeEvent = (m: Machine, slot: number): number => m.events.write[slot] ?? UNTRACKED;
+/** Role `role`'s proxy fence after the slot's last (generic) write. */
+export const fenceEvent = (m: Machine, slot: number, role: number): number => m.events.fence[slot * m.roles.length + role] ?? UNTRACKED;
+/** The last read of the slot by reader class `kind` of role `role`. */
 export const readEvent = (m: Machine, slot: number, kind: number, role: number): number =>
-  slot * eventsPerSlot(m) + 1 + m.roles.length + kind * m.roles.length + role;
+  m.events.read[(slot * READER_KINDS + kind) * m.roles.length + role] ?? UNTRACKED;
 /** Known to an agent when some proxy fence lies between role `reader`'s last generic read of the slot and it. */
-export const readFenceEvent = (m: Machine, slot: number, reader: number): number =>
-  slot * eventsPerSlot(m) + 1 + (1 + READER_KINDS) * m.roles.length + reader;
+export const readFenceEvent = (m: Machine, slot: number, reader: number): number => m.events.readFence[slot * m.roles.length + reader] ?? UNTRACKED;
 
 export function roleDone(m: Machine, s: MachineState, r: number): boolean {
   return (s.roles[r]?.pc ?? 0) >= (m.roles[r]?.code.length ?? 0);
