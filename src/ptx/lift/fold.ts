@@ -207,7 +207,7 @@ const sortedRuns = (ts: readonly Touch[]): [number, number][] => mergeRanges(ts.
 function conflict(a: Touch, b: Touch): boolean {
   if (a.cta !== b.cta || (!a.write && !b.write)) return false;
   if (a.write && b.write && a.data !== undefined && a.data === b.data) return false;
-  return intersect(sortedRuns([a]), sortedRuns([b]));
+  return intersect(a.runs, b.runs);
 }
 
 /** Does one warp, in these (parallel) access units, write bytes another warp touches? */

@@ -21,6 +21,7 @@ export interface WarpOp {
 
 export interface AccessBytes {
   readonly cta: number;
+  /** sorted, disjoint (the event's merged lane runs) */
   readonly runs: readonly (readonly [number, number])[];
   /** the stored addresses and values, when all known (a replicated store) */
   readonly data?: string;
