@@ -19,8 +19,14 @@ export interface ExploreSettings {
   readonly checkProgress: boolean;
   /** `performance.now()` when the whole check started (time limit and rates count from it). */
   readonly startMs: number;
-  /** Expand only the model's ample sets (needs checkProgress: the graph must be acyclic). */
+  /** Expand only the model's ample sets (needs checkProgress, or cycleProviso on a graph with cycles). */
   readonly reduce: boolean;
+  /**
+   * The graph may have cycles: a state whose ample subset takes a transition the model marks
+   * (`cycleEdge`) is expanded fully. Every cycle contains such a transition, so every cycle of
+   * the reduced graph has a fully expanded state (no action is ignored forever).
+   */
+  readonly cycleProviso?: boolean;
 }
 
 export interface ExploreOutcome<S, A> {
@@ -166,6 +172,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
             const action = actions[i]!;
             const next = model.nextState(state, action);
             transitions++;
+            if (inPass && settings.cycleProviso && model.cycleEdge!(state, next)) visible = true;
             let target = visited.findOrAdd(model.encode(next), id, i, arena.count < maxStates);
             if (target === NOT_ADDED) {
               limit = { reason: 'states', message: `state limit reached (${maxStates.toLocaleString('en-US')}): ${figures()}` };

@@ -13,9 +13,17 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
   const termination = options.termination ?? true;
   const notes: string[] = [];
   const useProgress = termination && model.progress !== undefined;
-  // reduction needs an acyclic graph: a progress measure, checked on every transition taken
-  const reduce = (options.reduction ?? true) && model.ample !== undefined && model.progress !== undefined;
-  let outcome = explore(model, options, { recordEdges: termination && !useProgress, checkProgress: useProgress || reduce, startMs, reduce });
+  // reduction needs an acyclic graph (a progress measure, checked on every transition taken), or
+  // on a model that declares cycles, the cycle proviso
+  const cyclic = model.cycleEdge !== undefined && !termination;
+  const reduce = (options.reduction ?? true) && model.ample !== undefined && (model.progress !== undefined || cyclic);
+  let outcome = explore(model, options, {
+    recordEdges: termination && !useProgress,
+    checkProgress: useProgress || (reduce && !cyclic),
+    startMs,
+    reduce,
+    cycleProviso: reduce && cyclic,
+  });
   if (outcome.progressBroken) {
     const { from, to, action } = outcome.progressBroken;
     notes.push(

@@ -54,4 +54,11 @@ export interface Model<S, A> {
    * only with a progress measure (so the cycle proviso holds: there are no cycles).
    */
   ample?(state: S, actions: readonly A[]): readonly number[] | undefined;
+  /**
+   * Optional, for a state graph with cycles and no progress measure (a quotient such as the
+   * every-K model): true for a transition that may close a cycle. Every cycle must contain one.
+   * With termination off, `ample` is then used under the cycle proviso: a state whose ample
+   * subset takes such a transition is expanded fully.
+   */
+  cycleEdge?(from: S, to: S): boolean;
 }

@@ -52,11 +52,19 @@ export interface MachineOptions {
   readonly literal?: boolean;
   /** Parameter overrides (`--param K=16`). */
   readonly params?: ReadonlyMap<string, number>;
+  /**
+   * A parameter whose value lives in the state instead of the code (`--param K=any`): every role's
+   * variable slot 0 holds it, so one machine runs every value (src/every-k/).
+   */
+  readonly symbolic?: string;
 }
 
 export interface Machine {
   readonly program: Program;
+  /** Fixed parameter values (the symbolic parameter, if any, is not among them). */
   readonly params: ReadonlyMap<string, number>;
+  /** The parameter held in each role's variable slot 0, if the machine was compiled with one. */
+  readonly symbolic?: string;
   readonly roles: readonly RoleCode[];
   readonly resources: ReadonlyMap<string, ResolvedResource>;
   /** aref slots first, then buffer slots: the "slot" space where races and values live */
@@ -86,6 +94,11 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
   for (const [k, val] of options.params ?? []) {
     if (!params.has(k)) throw new InputError(`unknown parameter '${k}' (the program declares: ${[...params.keys()].join(', ') || 'none'})`);
     params.set(k, val);
+  }
+  const symbolic = options.symbolic;
+  if (symbolic !== undefined) {
+    if (!params.has(symbolic)) throw new InputError(`unknown parameter '${symbolic}' (the program declares: ${[...params.keys()].join(', ') || 'none'})`);
+    params.delete(symbolic);
   }
 
   const resources = new Map<string, ResolvedResource>();
@@ -136,7 +149,7 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
   };
   const roles = program.roles.map((role) => {
     const code: Instr[] = [];
-    const varNames: string[] = [];
+    const varNames: string[] = symbolic === undefined ? [] : [symbolic];
     const tokenNames: string[] = [];
     const tokenSlot = (name: string): number => {
       let i = tokenNames.indexOf(name);
@@ -217,13 +230,14 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
         }
       }
     };
-    emitStmts(role.body, new Map());
+    emitStmts(role.body, symbolic === undefined ? new Map() : new Map([[symbolic, 0]]));
     return { name: role.name, warps: role.warps, code, varNames, tokenNames };
   });
 
   return {
     program,
     params,
+    ...(symbolic === undefined ? {} : { symbolic }),
     roles,
     resources,
     slotCount: arefSlots + bufferSlots,
