@@ -15,6 +15,7 @@ import { pipelineProgram } from '../src/pipeline.ts';
 import { verifyProgram, type Report } from '../src/verify.ts';
 import { galleryEntries, verifyEntry } from '../scripts/regen-traces.ts';
 import { benchExplorer } from './explorer.ts';
+import { benchEveryK, everyKTable } from './every-k.ts';
 import { SpinRunner, spinTools, type SpinInstance, type SpinResult } from './spin.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -191,6 +192,14 @@ async function main(argv: readonly string[]): Promise<void> {
     '## The bug gallery (examples/gallery), each program at its own level',
     '',
     ...galleryTable(),
+    '',
+  );
+  sections.push(
+    '## A proof for every K (bench/every-k.ts)',
+    '',
+    '`verifyEveryK(program, { param: \'K\' })` (`--param K=any`, partial-order reduction on) against one concrete K = 4096. A violation is shown at the smallest K that has it.',
+    '',
+    ...everyKTable(benchEveryK()),
     '',
   );
   const explorer = await benchExplorer();

@@ -38,7 +38,7 @@ export function verifyProgram(program: Program, options: VerifyOptions = {}): Re
   const level = options.level ?? own;
   if (level === 'both') {
     if (own !== 'aref') throw new InputError('--level both needs an aref-level program (this one is already at the mbarrier level)');
-    return combine([verifyAt(program, 'aref', options), verifyAt(program, 'mbarrier', options)]);
+    return combineReports([verifyAt(program, 'aref', options), verifyAt(program, 'mbarrier', options)]);
   }
   if (level === 'aref' && own === 'mbarrier') throw new InputError('this program is at the mbarrier level: it cannot be checked at the aref level');
   return verifyAt(program, level, options);
@@ -96,7 +96,7 @@ function refinementReport(arefProgram: Program, mbarrierProgram: Program, option
   return buildReport(machine, 'mbarrier', innerResult, true);
 }
 
-function combine(reports: readonly Report[]): Report {
+export function combineReports(reports: readonly Report[]): Report {
   const verdict = reports.some((r) => r.verdict === 'violation') ? 'violation' : reports.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'verified';
   const sum = (f: (r: Report) => number): number => reports.reduce((acc, r) => acc + f(r), 0);
   const ms = sum((r) => r.stats.ms);

@@ -3,7 +3,7 @@
 // counterexample as a replayable ITF-shaped JSON file.
 import { extname } from 'node:path';
 import { InputError } from '../diag.ts';
-import { parseCommandLine, type CommandSpec } from './args.ts';
+import { anyParam, parseCommandLine, type CommandSpec } from './args.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ptxFlags, verifyPtxFile } from './verify-ptx.ts';
 import { runVerification, verificationFlags } from './verification.ts';
@@ -20,6 +20,10 @@ Options:
   --level aref|mbarrier|both  the level to check (default: the program's own); an aref program
                          is lowered for mbarrier; both checks it at each level
   --param NAME=V         override a param of FILE (repeatable)
+  --param NAME=any       prove FILE for every value of NAME >= 1 (NAME=any>=N: >= N); a
+                         violation is shown at the smallest value that has it. Where the proof
+                         method does not apply, values 1..32 are checked one by one and the
+                         result is reported as bounded (exit 3), never as a proof
   --literal              follow the paper's consumed rule as written (no protocol error on a
                          slot that is not borrowed)
   --max-states N         stop (inconclusive) after storing N states (default 20,000,000)
@@ -91,13 +95,15 @@ export async function main(argv: string[]): Promise<number> {
   if (!cl) return EXIT.verified;
   const file = cl.positionals[0] ?? '';
   const run = verificationFlags(cl);
+  const any = anyParam(cl);
   if (extname(file).toLowerCase() === '.ptx') {
+    if (any) throw new InputError(`--param ${any.name}=any applies to .aref and .json programs (a lifted kernel's open launch values are swept, see --no-sweep)`);
     const { params: _ints, ...base } = loadFlags(cl, false);
     return verifyPtxFile(file, ptxFlags(cl, base), { ...run, name: file });
   }
   for (const flag of ['tma-box', 'grid', 'cluster', 'no-sweep', 'max-steps', 'ttgir', 'triton-cache']) {
     if (cl.values[flag] !== undefined) throw new InputError(`--${flag} applies to .ptx files only`);
   }
-  const program = await loadProgramForCli(file, loadFlags(cl));
-  return runVerification(program, { ...run, name: file });
+  const program = await loadProgramForCli(file, loadFlags(cl, true, true));
+  return runVerification(program, { ...run, name: file, ...(any ? { anyParam: any } : {}) });
 }

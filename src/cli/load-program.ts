@@ -39,13 +39,14 @@ function loadPtx(file: string, options: LoadOptions): Program {
   return only.program;
 }
 
-export function loadFlags(cl: CommandLine, intParams = true): LoadOptions {
+/** `anyAllowed`: `--param K=any` is read elsewhere (verify's anyParam), not refused here. */
+export function loadFlags(cl: CommandLine, intParams = true, anyAllowed = false): LoadOptions {
   const kernel = flagString(cl, 'kernel');
   const block = flagInt(cl, 'block', 1, 1024);
   const cta = flagInt(cl, 'cta', 0);
   const tmaBytes = flagInt(cl, 'tma-bytes', 1);
   return {
-    params: intParams ? paramOverrides(cl) : new Map(),
+    params: intParams ? paramOverrides(cl, anyAllowed) : new Map(),
     ...(kernel === undefined ? {} : { kernel }),
     ...(block === undefined ? {} : { block }),
     ...(cta === undefined ? {} : { cta }),

@@ -8,6 +8,7 @@ import { InputError } from '../diag.ts';
 import { writeJsonFd, writeJsonFile, type JsonLayout } from '../json-out.ts';
 import type { Level, Program } from '../ir/program.ts';
 import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
+import { verifyEveryK } from '../every-k/verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
 import { nothingChecked } from '../verify/properties.ts';
 import { reportToSarif } from '../verify/sarif.ts';
@@ -35,6 +36,8 @@ export interface VerificationRun {
   readonly sarif?: string;
   /** --sarif-root: SARIF file URIs relative to this folder */
   readonly sarifRoot?: string;
+  /** --param NAME=any: prove for every value of NAME from `min` */
+  readonly anyParam?: { readonly name: string; readonly min: number };
 }
 
 /** The limits and options common to `verify` and `pipeline`. */
@@ -96,7 +99,7 @@ export function checkWithProgress(program: Program, run: VerificationRun): Repor
   };
   let report: Report;
   try {
-    report = verifyProgram(program, options);
+    report = run.anyParam ? verifyEveryK(program, { ...options, param: run.anyParam.name, min: run.anyParam.min }) : verifyProgram(program, options);
   } catch (err) {
     progress.finish(); // end the progress line before the error message
     throw err;
@@ -166,7 +169,7 @@ function writeTraceFiles(report: Report, program: Program, run: VerificationRun)
     for (let k = 2; used.has(name); k++) name = `${stem}.${levels[i]}.${v.kind}.${k}`;
     used.add(name);
     const path = join(dir, `${name}.json`);
-    const json = violationToTraceJson(report, i, run.name, { params, literal: run.literal });
+    const json = violationToTraceJson(report, i, run.name, { params: { ...params, ...v.params }, literal: run.literal });
     writeJson(path, json, TRACE_LAYOUT, '--trace-out');
     return path;
   });

@@ -24,6 +24,8 @@ export interface ViolationReport {
   readonly loopStart?: number;
   /** for a deadlock: where each role that has not finished is stuck (its current operation) */
   readonly blockedAt?: readonly Loc[];
+  /** the parameter values the trace was found at, when they differ from the program's (`K=any`) */
+  readonly params?: Readonly<Record<string, number>>;
 }
 
 export interface Report {
