@@ -7,6 +7,7 @@ import type { Level, Program } from './ir/program.ts';
 import { liftPtxFile, type LiftOptions } from './ptx/lift/lift.ts';
 import { parsePtx } from './ptx/parse/parser.ts';
 import { verifyProgram, type Report, type VerifyOptions } from './verify.ts';
+import { verifyEveryK } from './every-k/verify.ts';
 import { verifyPtxModule } from './verify/ptx.ts';
 import { reportToSarif } from './verify/sarif.ts';
 
@@ -44,9 +45,13 @@ function paramMap<V>(params: ReadonlyMap<string, V> | Readonly<Record<string, V>
   return params instanceof Map ? new Map(params) : new Map(Object.entries(params as Record<string, V>));
 }
 
-/** Options of verifyProgram with `level` checked and `params` accepted as a plain object. */
+/**
+ * Options of verifyProgram with `level` checked and `params` accepted as a plain object. One param
+ * may be `'any'` (every value from 1) or `'any>=N'`: the program is then proved for every value
+ * (verifyEveryK, docs/checker.md "A proof for every K").
+ */
 export interface CheckedVerifyOptions extends Omit<VerifyOptions, 'params'> {
-  readonly params?: ReadonlyMap<string, number> | Readonly<Record<string, number>>;
+  readonly params?: ReadonlyMap<string, number | string> | Readonly<Record<string, number | string>>;
 }
 
 /** verifyProgram with its options validated (`level: 'mbarier'` is an error). */
@@ -60,8 +65,18 @@ export function verify(program: Program, options: CheckedVerifyOptions = {}): Re
     if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new InputError(`verify: ${key} must be a positive number, got ${String(v)}`);
   }
   const { params: given, ...rest } = options;
-  const params = paramMap(given);
-  return verifyProgram(program, { ...rest, ...(params ? { params } : {}) });
+  const params = new Map<string, number>();
+  let open: { param: string; min: number } | undefined;
+  for (const [name, value] of paramMap(given) ?? []) {
+    const any = typeof value === 'string' ? /^any(?:\s*>=\s*(\d+))?$/.exec(value.trim()) : null;
+    if (any) {
+      if (open) throw new InputError(`verify: only one param can be 'any' (${open.param} already is)`);
+      open = { param: name, min: any[1] === undefined ? 1 : Number(any[1]) };
+    } else if (typeof value === 'number' && Number.isSafeInteger(value)) params.set(name, value);
+    else throw new InputError(`verify: params.${name} must be an integer, 'any' or 'any>=N', got ${JSON.stringify(value)}`);
+  }
+  const base = { ...rest, ...(given ? { params } : {}) };
+  return open ? verifyEveryK(program, { ...base, ...open }) : verifyProgram(program, base);
 }
 
 function liftOptions(what: string, options: PtxOptions): LiftOptions {

@@ -22,6 +22,7 @@ export { pipelineProgram, type PipelineOptions } from './pipeline.ts';
 export { randomRun, formatRunText, type RunReport, type RunOptions, type RunOutcome } from './interp/run.ts';
 export { verifyProgram, DEFAULT_LIMITS, type VerifyOptions, type Report, type ViolationReport, type TraceEntry } from './verify.ts';
 export { programModel, type ProgramModel } from './verify/model.ts';
+export { verifyEveryK, type EveryKOptions } from './every-k/verify.ts';
 export {
   verify,
   liftPtx,

@@ -58,6 +58,8 @@ export interface Fragment {
   readonly kCutoff: number;
   /** per role: its K-loops in order */
   readonly loops: readonly (readonly KLoop[])[];
+  /** how far every stored value tag moves in one shift */
+  readonly tagShift: number;
   /** per role: per variable slot, how far the variable moves in one shift (slot 0: K itself) */
   readonly slotShift: readonly (readonly number[])[];
   /** the smallest K at which a K-loop is entered with at least `distanceCutoff` to go, by the bounds */
@@ -320,16 +322,23 @@ class Analysis {
     const q = this.expr(e, ctx);
     for (const dir of this.moves(ctx)) {
       const d = this.delta(q, ctx, dir);
-      const want = kind === 'tag' && dir === 'shift' ? ONE : ZERO;
-      if (d.n !== want.n || d.d !== want.d) {
+      // every tag must move by one same amount under the shift (equality between tags is kept)
+      if (kind === 'tag' && dir === 'shift') this.tagMove ??= d;
+      const want = kind === 'tag' && dir === 'shift' ? (this.tagMove ?? ONE) : ZERO;
+      if (d.n !== want.n || d.d !== want.d || (kind === 'tag' && dir === 'shift' && isZero(d))) {
         this.fail(
           kind === 'control'
             ? `an operand moves with ${this.param} (by ${rstr(d)}·L when ${dir === 'shift' ? `${this.param} and the counters advance` : `${this.param} grows`}): only its residue, or a comparison near the ends, may depend on ${this.param}`
-            : `a value tag ${dir === 'shift' ? `moves by ${rstr(d)}·L, not by exactly L, when ${this.param} and the counters advance` : `depends on ${this.param} itself`}`,
+            : dir === 'shift'
+              ? `a value tag moves by ${rstr(d)}·L when ${this.param} and the counters advance, ${isZero(d) ? 'not at all' : `but another by ${rstr(want)}·L`}: tags compared for equality must move together`
+              : `a value tag depends on ${this.param} itself`,
         );
       }
     }
   }
+
+  /** How far every value tag moves under one shift, in units of L (the first tag seen sets it). */
+  tagMove: Rat | undefined;
 }
 
 function bounds([lo, hi]: [number, number]): { lo: number; hi: number } {
@@ -357,6 +366,8 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
   const kTop: QA = { u: ONE, w: ZERO, lo: 0, hi: 0 };
   const both: Ctx = { loop: false, sigma: ONE, fromLo: 0, shift: true, far: true, vars: new Map([[param, kTop]]) };
 
+  // the least trip count of each bounded loop, as computed where it stands
+  const trips = new Map<Stmt, number>();
   for (const role of program.roles) {
     const roleLoops: KLoop[] = [];
     const shifts: Rat[] = [ONE];
@@ -399,6 +410,7 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
       for (const dir of an.moves(ctx)) {
         if (!isZero(an.delta(trip, ctx, dir))) an.fail(`the trip count of this loop grows with ${param}, but the loop is ${nested || ctx.loop ? 'nested in another loop' : 'not at the top of its role'}: only top-level loops may run to ${param}`);
       }
+      trips.set(s, trip.lo);
       const v: QA = { ...from, hi: from.hi + Math.max(0, trip.hi - 1) };
       shifts[mySlot] = ctx.loop ? rmul(from.u, ctx.sigma) : from.u;
       walk(s.body, { ...ctx, vars: new Map(ctx.vars).set(s.var, v) }, true, false);
@@ -417,7 +429,7 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
       an.needPeriod('far', sigma, 1);
       // the loop is entered with at least the distance cutoff to go once σ·K + to.lo − from.hi ≥ it
       an.entryK = Math.max(an.entryK, Math.ceil((an.distanceCutoff + from.hi - to.lo) / rnum(sigma)) + 1);
-      if (!s.body.some((b) => b.kind === 'op')) an.fail(`every iteration of a loop over ${param} must execute an operation (this body has none outside an 'if' or a nested loop)`);
+
       // inside: U = counter, W = bound − counter; K = (U + W − r_to)/σ
       const inv = rdiv(ONE, sigma);
       const kIn: QA = { u: inv, w: inv, lo: -to.hi / rnum(sigma), hi: -to.lo / rnum(sigma) };
@@ -429,6 +441,8 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
       roleLoops.push({ slot: mySlot, sigma, first, last });
       shifts[mySlot] = sigma;
       walk(s.body, body, true, false);
+      an.at(s.loc);
+      if (!executesOp(s.body, trips)) an.fail(`every iteration of a loop over ${param} must execute an operation (this body may execute none: each is under an 'if' or in a loop that may run zero times)`);
       // recompute the entry once the body's cutoffs are known (they only grow)
       an.entryK = Math.max(an.entryK, Math.ceil((an.distanceCutoff + from.hi - to.lo) / rnum(sigma)) + 1);
     };
@@ -441,6 +455,8 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
   const period = an.periodFactors.shift.reduce(lcm, 1);
   const farPeriod = an.periodFactors.far.reduce(lcm, 1);
   const slotMoves = slotShift.map((shifts) => Array.from(shifts, (q) => rnum(rmul(q ?? ZERO, rat(period)))));
+  const tagShift = rnum(rmul(an.tagMove ?? ONE, rat(period)));
+  if (!Number.isInteger(tagShift)) an.fail(`value tags move by a fraction when ${param} advances by the period ${period}`);
   if (slotMoves.some((ms) => ms.some((x) => !Number.isInteger(x)))) an.fail(`a loop variable moves by a fraction of a step when ${param} advances by the period ${period}`);
   if (loops.every((l) => l.length === 0)) an.fail(`no loop runs to ${param}: there is nothing to prove for every ${param} (check the values you need)`);
   if (an.reasons.length > 0) return { exact: false, reasons: dedupe(an.reasons) };
@@ -454,9 +470,15 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
       kCutoff: Math.max(an.kCutoffFar, an.kCutoffShift),
       loops,
       slotShift: slotMoves,
+      tagShift,
       entryK: an.entryK,
     },
   };
+}
+
+/** Every pass through `stmts` executes an operation: one at the top, or in a loop that runs at least once. */
+function executesOp(stmts: readonly Stmt[], trips: ReadonlyMap<Stmt, number>): boolean {
+  return stmts.some((s) => s.kind === 'op' || (s.kind === 'for' && (trips.get(s) ?? 0) >= 1 && executesOp(s.body, trips)));
 }
 
 function dedupe(reasons: readonly NotExact[]): NotExact[] {

@@ -87,8 +87,9 @@ export function everyKModel(machine: Machine, fragment: Fragment, minK: number):
         const moves = fragment.slotShift[r] ?? [];
         for (let v = 0; v < rs.vars.length; v++) rs.vars[v] = (rs.vars[v] ?? 0) - (moves[v] ?? 0);
       });
-      for (let i = 0; i < s.slotValue.length; i++) if (s.slotValue[i] !== NO_VALUE) s.slotValue[i] = (s.slotValue[i] ?? 0) - L;
-      for (const t of s.tma) if (t.value !== NO_VALUE) t.value -= L;
+      const tags = fragment.tagShift;
+      for (let i = 0; i < s.slotValue.length; i++) if (s.slotValue[i] !== NO_VALUE) s.slotValue[i] = (s.slotValue[i] ?? 0) - tags;
+      for (const t of s.tma) if (t.value !== NO_VALUE) t.value -= tags;
     }
     s.roles.forEach((rs, r) => {
       rs.steps = 0;

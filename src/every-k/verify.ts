@@ -185,8 +185,8 @@ function statuses(machine: ReturnType<typeof compileMachine>, lowered: boolean):
 
 function proofNote(param: string, min: number, f: Fragment, states: number): string {
   return (
-    `proof for every ${param} ≥ ${min}: the counters are exact up to a shift by the period ${f.period} ` +
-    `(${param} left open modulo ${f.farPeriod}) ` +
+    `proof for every ${param} ≥ ${min}: the counters are exact up to a shift by the period ${f.period}, ` +
+    `${param} left open modulo ${f.farPeriod} ` +
     `(cutoffs: counters ≥ ${f.counterCutoff}, ${param} − counter ≥ ${f.distanceCutoff}, ${param} ≥ ${f.kCutoff}); ` +
     `${states.toLocaleString('en-US')} states cover every value (docs/checker.md, "A proof for every K")`
   );

@@ -7,6 +7,8 @@ import { parseAref } from '../../src/lang/index.ts';
 import type { Program } from '../../src/ir/program.ts';
 import { verifyEveryK } from '../../src/every-k/verify.ts';
 import { verifyProgram, type Report } from '../../src/verify.ts';
+import { lowerProgram } from '../../src/lower.ts';
+import { pipelineProgram } from '../../src/pipeline.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const load = (path: string): Program => parseAref(readFileSync(join(ROOT, path), 'utf8'), path);
@@ -132,4 +134,25 @@ describe('reduction in the every-K graph', () => {
     }
     expect(reduced).toBeGreaterThan(5);
   });
+});
+
+describe('a persistent kernel with its tile count open (T=any, K fixed)', () => {
+  const cases = [
+    { d: 2, p: 1, k: 4, verdict: 'verified' },
+    { d: 3, p: 2, k: 2, verdict: 'verified' },
+    { d: 2, p: 2, k: 4, verdict: 'violation' }, // depth = pending: deadlocks once K > D
+  ] as const;
+  for (const c of cases) {
+    for (const level of ['aref', 'mbarrier'] as const) {
+      it(`D${c.d} P${c.p} K${c.k} at the ${level} level: ${c.verdict}, as for T = 1..6`, () => {
+        const aref = pipelineProgram({ depth: c.d, pending: c.p, consumers: 1, iterations: c.k, tiles: 3, level: 'aref' });
+        const program = level === 'aref' ? aref : lowerProgram(aref);
+        const any = verifyEveryK(program, { param: 'T' });
+        expect(any.verdict).toBe(c.verdict);
+        expect(any.scope).toBe('for every T ≥ 1');
+        for (let t = 1; t <= 6; t++) expect(verifyProgram(program, { params: new Map([['T', t]]) }).verdict, `T = ${t}`).toBe(c.verdict);
+        if (c.verdict === 'violation') expect(any.violations.map((v) => v.params?.['T'])).toEqual([1]);
+      });
+    }
+  }
 });
