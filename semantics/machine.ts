@@ -91,13 +91,16 @@ export interface Machine {
 export function compileMachine(program: Program, options: MachineOptions = {}): Machine {
   const params = new Map<string, number>();
   for (const p of program.params) params.set(p.name, p.value);
-  for (const [k, val] of options.params ?? []) {
+  const known = (k: string): void => {
     if (!params.has(k)) throw new InputError(`unknown parameter '${k}' (the program declares: ${[...params.keys()].join(', ') || 'none'})`);
+  };
+  for (const [k, val] of options.params ?? []) {
+    known(k);
     params.set(k, val);
   }
   const symbolic = options.symbolic;
   if (symbolic !== undefined) {
-    if (!params.has(symbolic)) throw new InputError(`unknown parameter '${symbolic}' (the program declares: ${[...params.keys()].join(', ') || 'none'})`);
+    known(symbolic);
     params.delete(symbolic);
   }
 

@@ -8,6 +8,7 @@ import { liftPtxFile, type LiftOptions } from './ptx/lift/lift.ts';
 import { parsePtx } from './ptx/parse/parser.ts';
 import { verifyProgram, type Report, type VerifyOptions } from './verify.ts';
 import { verifyEveryK } from './every-k/verify.ts';
+import { parseAnyValue } from './every-k/any-value.ts';
 import { verifyPtxModule } from './verify/ptx.ts';
 import { reportToSarif } from './verify/sarif.ts';
 
@@ -68,10 +69,10 @@ export function verify(program: Program, options: CheckedVerifyOptions = {}): Re
   const params = new Map<string, number>();
   let open: { param: string; min: number } | undefined;
   for (const [name, value] of paramMap(given) ?? []) {
-    const any = typeof value === 'string' ? /^any(?:\s*>=\s*(\d+))?$/.exec(value.trim()) : null;
-    if (any) {
+    const min = typeof value === 'string' ? parseAnyValue(value, `verify: params.${name}`) : undefined;
+    if (min !== undefined) {
       if (open) throw new InputError(`verify: only one param can be 'any' (${open.param} already is)`);
-      open = { param: name, min: any[1] === undefined ? 1 : Number(any[1]) };
+      open = { param: name, min };
     } else if (typeof value === 'number' && Number.isSafeInteger(value)) params.set(name, value);
     else throw new InputError(`verify: params.${name} must be an integer, 'any' or 'any>=N', got ${JSON.stringify(value)}`);
   }

@@ -1,7 +1,7 @@
 // verifyProgram: the library entry point of arefcheck's checker. Chooses the level, lowers
 // an aref program when the mbarrier level is asked for (adding the refinement monitor),
 // explores every interleaving and returns the stable report of issue 3.
-import { check, mapTraceStates, type CheckOptions, type ProgressInfo } from '../checker/index.ts';
+import { check, mapTraceStates, type CheckOptions, type CheckStats, type ProgressInfo } from '../checker/index.ts';
 import { InputError } from './diag.ts';
 import { programLevel, type Level, type Program } from './ir/program.ts';
 import { lowerProgram } from './lower.ts';
@@ -34,17 +34,21 @@ export interface VerifyOptions {
 export const DEFAULT_LIMITS = { maxStates: 20_000_000, maxMs: 10 * 60_000, maxBytes: 6 * 2 ** 30 } as const;
 
 export function verifyProgram(program: Program, options: VerifyOptions = {}): Report {
-  const own = programLevel(program);
-  const level = options.level ?? own;
-  if (level === 'both') {
-    if (own !== 'aref') throw new InputError('--level both needs an aref-level program (this one is already at the mbarrier level)');
-    return combineReports([verifyAt(program, 'aref', options), verifyAt(program, 'mbarrier', options)]);
-  }
-  if (level === 'aref' && own === 'mbarrier') throw new InputError('this program is at the mbarrier level: it cannot be checked at the aref level');
+  const level = checkedLevel(program, options.level);
+  if (level === 'both') return combineReports([verifyAt(program, 'aref', options), verifyAt(program, 'mbarrier', options)]);
   return verifyAt(program, level, options);
 }
 
-function checkOptions(options: VerifyOptions): CheckOptions {
+/** The level to check (the program's own by default), refused where the program cannot be checked there. */
+export function checkedLevel(program: Program, asked: Level | 'both' | undefined): Level | 'both' {
+  const own = programLevel(program);
+  const level = asked ?? own;
+  if (level === 'both' && own !== 'aref') throw new InputError('--level both needs an aref-level program (this one is already at the mbarrier level)');
+  if (level === 'aref' && own === 'mbarrier') throw new InputError('this program is at the mbarrier level: it cannot be checked at the aref level');
+  return level;
+}
+
+export function checkOptions(options: VerifyOptions): CheckOptions {
   return {
     maxStates: options.maxStates ?? DEFAULT_LIMITS.maxStates,
     maxMs: options.maxMs ?? DEFAULT_LIMITS.maxMs,
@@ -98,25 +102,30 @@ function refinementReport(arefProgram: Program, mbarrierProgram: Program, option
 
 export function combineReports(reports: readonly Report[]): Report {
   const verdict = reports.some((r) => r.verdict === 'violation') ? 'violation' : reports.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'verified';
-  const sum = (f: (r: Report) => number): number => reports.reduce((acc, r) => acc + f(r), 0);
-  const ms = sum((r) => r.stats.ms);
-  const states = sum((r) => r.stats.states);
   const limit = reports.find((r) => r.limit)?.limit;
   return {
     verdict,
     level: 'both',
     violations: reports.flatMap((r) => r.violations.map((v) => ({ ...v, message: `[${r.level}] ${v.message}` }))),
-    stats: {
-      states,
-      transitions: sum((r) => r.stats.transitions),
-      ms,
-      statesPerSecond: ms > 0 ? Math.round((states * 1000) / ms) : 0,
-      bytesPerState: states > 0 ? Math.round(sum((r) => r.stats.bytesPerState * r.stats.states) / states) : 0,
-      maxDepth: maxOf(reports.map((r) => r.stats.maxDepth), 0),
-    },
+    stats: sumStats(reports.map((r) => r.stats)),
     ...(limit ? { limit } : {}),
     properties: combineStatuses(reports),
     levels: reports,
+  };
+}
+
+/** The figures of several runs as one: totals, rates over the totals, the deepest depth. */
+export function sumStats(all: readonly CheckStats[]): CheckStats {
+  const sum = (f: (s: CheckStats) => number): number => all.reduce((acc, s) => acc + f(s), 0);
+  const ms = sum((s) => s.ms);
+  const states = sum((s) => s.states);
+  return {
+    states,
+    transitions: sum((s) => s.transitions),
+    ms,
+    statesPerSecond: ms > 0 ? Math.round((states * 1000) / ms) : 0,
+    bytesPerState: states > 0 ? Math.round(sum((s) => s.bytesPerState * s.states) / states) : 0,
+    maxDepth: maxOf(all.map((s) => s.maxDepth), 0),
   };
 }
 

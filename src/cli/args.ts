@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError } from '../diag.ts';
 import type { Level } from '../ir/program.ts';
+import { parseAnyValue } from '../every-k/any-value.ts';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -122,9 +123,6 @@ export function flagChoice<const C extends string>(cl: CommandLine, name: string
 // a name, or a kernel parameter's position for .ptx files (`--param 2=64`)
 const PARAM_RE = /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)=(.*)$/;
 
-// `--param K=any` (every K >= 1) or `--param K=any>=N`
-const ANY_RE = /^any(?:\s*>=\s*([+-]?\d+))?$/;
-
 /** `--param NAME=V` (repeatable) as a map; a later value for the same name wins. `NAME=any` is refused unless `anyAllowed` (it is read by anyParam). */
 export function paramOverrides(cl: CommandLine, anyAllowed = false): Map<string, number> {
   const out = new Map<string, number>();
@@ -132,7 +130,7 @@ export function paramOverrides(cl: CommandLine, anyAllowed = false): Map<string,
     const m = PARAM_RE.exec(text);
     if (!m) throw new InputError(`--param expects NAME=VALUE, got '${text}'`);
     const [, name = '', value = ''] = m;
-    if (ANY_RE.test(value.trim())) {
+    if (parseAnyValue(value, `--param ${name}`) !== undefined) {
       if (anyAllowed) continue;
       throw new InputError(`--param ${name}=${value}: a parameter left open ('any') is for 'arefcheck verify' only`);
     }
@@ -148,12 +146,10 @@ export function anyParam(cl: CommandLine): { readonly name: string; readonly min
   let found: { name: string; min: number } | undefined;
   for (const text of flagStrings(cl, 'param')) {
     const m = PARAM_RE.exec(text);
-    const any = m ? ANY_RE.exec((m[2] ?? '').trim()) : null;
-    if (!m || !any) continue;
-    const name = m[1] ?? '';
+    const name = m?.[1] ?? '';
+    const min = m ? parseAnyValue(m[2] ?? '', `--param ${name}`) : undefined;
+    if (min === undefined) continue;
     if (found && found.name !== name) throw new InputError(`--param ${name}=any: only one parameter can be left open (${found.name} already is)`);
-    const min = any[1] === undefined ? 1 : Number(any[1]);
-    if (!Number.isSafeInteger(min) || min < 0) throw new InputError(`--param ${name}=any>=N expects N >= 0, got '${any[1]}'`);
     found = { name, min };
   }
   return found;

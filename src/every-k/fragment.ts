@@ -41,8 +41,6 @@ export interface KLoop {
   readonly slot: number;
   /** counter steps per unit of K */
   readonly sigma: Rat;
-  readonly first: boolean;
-  readonly last: boolean;
 }
 
 export interface Fragment {
@@ -56,7 +54,7 @@ export interface Fragment {
   readonly distanceCutoff: number;
   /** K itself must be ≥ this outside K-loops, for the same reason */
   readonly kCutoff: number;
-  /** per role: its K-loops in order */
+  /** per role: its K-loops in order (the last one is where a shift may happen) */
   readonly loops: readonly (readonly KLoop[])[];
   /** how far every stored value tag moves in one shift */
   readonly tagShift: number;
@@ -427,8 +425,6 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
       const sigma = to.u;
       an.needPeriod('shift', sigma, 1);
       an.needPeriod('far', sigma, 1);
-      // the loop is entered with at least the distance cutoff to go once σ·K + to.lo − from.hi ≥ it
-      an.entryK = Math.max(an.entryK, Math.ceil((an.distanceCutoff + from.hi - to.lo) / rnum(sigma)) + 1);
 
       // inside: U = counter, W = bound − counter; K = (U + W − r_to)/σ
       const inv = rdiv(ONE, sigma);
@@ -438,12 +434,13 @@ export function analyzeFragment(program: Program, param: string, fixed: Readonly
       an.at(s.loc);
       // the implicit condition counter < bound, every iteration: −W < 0 by definition of W
       an.truth({ u: ZERO, w: rat(-1), lo: 0, hi: 0 }, body, 'the loop condition');
-      roleLoops.push({ slot: mySlot, sigma, first, last });
+      roleLoops.push({ slot: mySlot, sigma });
       shifts[mySlot] = sigma;
       walk(s.body, body, true, false);
       an.at(s.loc);
       if (!executesOp(s.body, trips)) an.fail(`every iteration of a loop over ${param} must execute an operation (this body may execute none: each is under an 'if' or in a loop that may run zero times)`);
-      // recompute the entry once the body's cutoffs are known (they only grow)
+      // the loop is entered with at least the distance cutoff to go once σ·K + to.lo − from.hi ≥ it
+      // (the body's cutoffs are known by now)
       an.entryK = Math.max(an.entryK, Math.ceil((an.distanceCutoff + from.hi - to.lo) / rnum(sigma)) + 1);
     };
 

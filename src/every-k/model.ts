@@ -9,7 +9,7 @@
 import type { Invariant, Model } from '../../checker/model.ts';
 import { NO_VALUE, cloneState, initialState, settleAll, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
 import { modelOfMachine } from '../verify/model.ts';
-import type { Fragment, KLoop } from './fragment.ts';
+import type { Fragment } from './fragment.ts';
 
 export interface KState {
   readonly s: MachineState;
@@ -51,7 +51,8 @@ export function everyKModel(machine: Machine, fragment: Fragment, minK: number):
   const ranges: LoopRange[][] = machine.roles.map((role) =>
     role.code.flatMap((instr, pc) => (instr.kind === 'loop-init' ? [{ slot: instr.slot, first: pc + 1, last: instr.exit - 1, to: instr.to }] : [])),
   );
-  const kLoops = fragment.loops.map((loops, r) => loops.map((l) => ({ loop: l, range: ranges[r]?.find((x) => x.slot === l.slot) })));
+  /** per role: the body of each of its K-loops */
+  const kRanges = fragment.loops.map((loops, r) => loops.map((l) => ranges[r]?.find((x) => x.slot === l.slot)));
   const kOf = (s: MachineState): number => s.roles[0]?.vars[0] ?? 0;
   const inside = (pc: number, x: LoopRange | undefined): boolean => x !== undefined && pc >= x.first && pc <= x.last;
 
@@ -59,7 +60,7 @@ export function everyKModel(machine: Machine, fragment: Fragment, minK: number):
   const stableOpen = (s: MachineState): boolean => {
     if (kOf(s) < fragment.kCutoff) return false;
     return s.roles.every((rs, r) =>
-      (kLoops[r] ?? []).every(({ range }) => !range || !inside(rs.pc, range) || range.to(rs.vars) - (rs.vars[range.slot] ?? 0) >= fragment.distanceCutoff),
+      (kRanges[r] ?? []).every((range) => !range || !inside(rs.pc, range) || range.to(rs.vars) - (rs.vars[range.slot] ?? 0) >= fragment.distanceCutoff),
     );
   };
 
@@ -67,10 +68,9 @@ export function everyKModel(machine: Machine, fragment: Fragment, minK: number):
   const shiftable = (s: MachineState): boolean => {
     if (kOf(s) - L < fragment.kCutoff) return false;
     return s.roles.every((rs, r) => {
-      const loops = kLoops[r] ?? [];
-      const last = loops[loops.length - 1];
-      if (!last) return true;
-      const range = last.range;
+      const loops = kRanges[r] ?? [];
+      if (loops.length === 0) return true;
+      const range = loops[loops.length - 1];
       if (!range) return false;
       if (rs.pc > range.last) return true;
       if (!inside(rs.pc, range)) return false;
@@ -196,4 +196,3 @@ export function everyKModel(machine: Machine, fragment: Fragment, minK: number):
   };
 }
 
-export type { KLoop };

@@ -8,7 +8,7 @@ import { compileMachine } from '../../semantics/index.ts';
 import { InputError } from '../diag.ts';
 import { programLevel, type Level, type Program } from '../ir/program.ts';
 import { lowerProgram } from '../lower.ts';
-import { DEFAULT_LIMITS, combineReports, verifyProgram, type Report, type VerifyOptions, type ViolationReport } from '../verify.ts';
+import { DEFAULT_LIMITS, checkOptions, checkedLevel, combineReports, sumStats, verifyProgram, type Report, type VerifyOptions, type ViolationReport } from '../verify.ts';
 import { propertyStatuses, type PropertyStatus } from '../verify/properties.ts';
 import { analyzeFragment, type Fragment, type NotExact } from './fragment.ts';
 import { everyKModel } from './model.ts';
@@ -30,12 +30,8 @@ export function verifyEveryK(program: Program, options: EveryKOptions): Report {
   }
   if (options.params?.has(options.param)) throw new InputError(`--param ${options.param} is given twice: once as a value and once as 'any'`);
   const own = programLevel(program);
-  const level = options.level ?? own;
-  if (level === 'aref' && own === 'mbarrier') throw new InputError('this program is at the mbarrier level: it cannot be checked at the aref level');
-  if (level === 'both') {
-    if (own !== 'aref') throw new InputError('--level both needs an aref-level program (this one is already at the mbarrier level)');
-    return combineReports([everyKAt(program, 'aref', options), everyKAt(lowerProgram(program), 'mbarrier', options, true)]);
-  }
+  const level = checkedLevel(program, options.level);
+  if (level === 'both') return combineReports([everyKAt(program, 'aref', options), everyKAt(lowerProgram(program), 'mbarrier', options, true)]);
   return everyKAt(level === own ? program : lowerProgram(program), level, options, level !== own);
 }
 
@@ -50,20 +46,13 @@ function everyKAt(program: Program, level: Level, options: EveryKOptions, lowere
 
   const machine = compileMachine(program, { literal: options.literal ?? false, params: fixed, symbolic: param });
   const model = everyKModel(machine, analysis.fragment, min);
-  const result = check(model, {
-    maxStates: options.maxStates ?? DEFAULT_LIMITS.maxStates,
-    maxMs: options.maxMs ?? DEFAULT_LIMITS.maxMs,
-    maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxBytes,
-    // the graph has cycles (a shift returns to a state seen before); every concrete run is
-    // finite (every loop bound is fixed at its start), so termination needs no search here
-    termination: false,
-    reduction: options.reduction ?? true,
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-  });
-  const proof = proofNote(param, min, analysis.fragment, result.stats.states);
+  // the graph has cycles (a shift returns to a state seen before); every concrete run is finite
+  // (every loop bound is fixed at its start), so termination needs no search here
+  const result = check(model, { ...checkOptions(options), stopAtFirst: false, termination: false });
   if (result.verdict === 'verified' && model.horizonReached()) {
     return bounded(program, level, options, min, [{ message: `the roles' loop counters drift apart without bound (${param}'s representative passed ${model.horizon})` }], properties);
   }
+  const scope = `for every ${param} ≥ ${min}`;
   if (result.verdict !== 'violation') {
     return {
       verdict: result.verdict,
@@ -71,8 +60,8 @@ function everyKAt(program: Program, level: Level, options: EveryKOptions, lowere
       violations: [],
       stats: result.stats,
       ...(result.limit ? { limit: result.limit } : {}),
-      notes: [...(result.verdict === 'verified' ? [proof] : []), ...(result.notes ?? [])],
-      scope: `for every ${param} ≥ ${min}`,
+      notes: [...(result.verdict === 'verified' ? [proofNote(param, min, analysis.fragment, result.stats.states)] : []), ...(result.notes ?? [])],
+      scope,
       properties,
     };
   }
@@ -80,27 +69,21 @@ function everyKAt(program: Program, level: Level, options: EveryKOptions, lowere
   // each kind the proof search found, at the smallest value that shows it
   const upTo = new Map<string, number>();
   for (const v of result.violations) upTo.set(v.kind, Math.min(upTo.get(v.kind) ?? Infinity, model.concreteK(v.trace)));
-  const found: ViolationReport[] = [];
-  let stats = result.stats;
   const last = Math.max(...upTo.values());
-  for (let k = min; k <= last && found.length < upTo.size; k++) {
-    const report = concrete(program, level, options, k);
-    stats = addStats(stats, report.stats);
-    for (const v of report.violations) {
-      if (upTo.has(v.kind) && !found.some((f) => f.kind === v.kind)) found.push(withParam(v, param, k, fixed));
-    }
-  }
-  const missing = [...upTo.keys()].filter((kind) => !found.some((f) => f.kind === kind));
+  const scan = scanValues(program, level, options, fixed, min, last, new Set(upTo.keys()));
+  const missing = [...upTo.keys()].filter((kind) => !scan.found.some((f) => f.kind === kind));
+  const limit =
+    missing.length === 0
+      ? undefined
+      : (scan.stopped?.limit ?? { reason: 'states', message: `the every-${param} search found ${missing.join(', ')} but no concrete ${param} up to ${last} shows it (a bug in arefcheck: please report it)` });
   return {
-    verdict: found.length > 0 ? 'violation' : 'inconclusive',
+    verdict: scan.found.length > 0 ? 'violation' : 'inconclusive',
     level,
-    violations: found,
-    stats,
-    ...(missing.length > 0
-      ? { limit: { reason: 'states', message: `the every-${param} search found ${missing.join(', ')} but no concrete ${param} up to ${last} shows it (a bug in arefcheck: please report it)` } }
-      : {}),
+    violations: scan.found,
+    stats: sumStats([result.stats, scan.stats]),
+    ...(limit ? { limit } : {}),
     notes: [`every ${param} ≥ ${min} explored (${result.stats.states.toLocaleString('en-US')} states); each violation is shown at the smallest ${param} that has it`],
-    scope: `for every ${param} ≥ ${min}`,
+    scope,
     properties,
   };
 }
@@ -108,73 +91,61 @@ function everyKAt(program: Program, level: Level, options: EveryKOptions, lowere
 /** Outside the exact fragment: the first `bound` values one by one, reported as bounded. */
 function bounded(program: Program, level: Level, options: EveryKOptions, min: number, reasons: readonly NotExact[], properties: PropertyStatus[]): Report {
   const { param } = options;
-  const bound = options.bound ?? DEFAULT_BOUND;
   const why = reasons
     .slice(0, 3)
     .map((r) => `${r.loc ? `line ${r.loc.line}: ` : ''}${r.message}`)
     .join('; ');
-  const started = performance.now();
-  let stats: Report['stats'] = NO_STATS;
-  let k = min;
-  const found: ViolationReport[] = [];
-  for (; k < min + bound; k++) {
-    const left = (options.maxMs ?? DEFAULT_LIMITS.maxMs) - (performance.now() - started);
-    const report = concrete(program, level, { ...options, maxMs: Math.max(1, Math.floor(left)) }, k);
-    stats = addStats(stats, report.stats);
-    // each kind at the smallest value that shows it
-    for (const v of report.violations) if (!found.some((f) => f.kind === v.kind)) found.push(withParam(v, param, k, new Map()));
-    if (report.verdict === 'inconclusive') {
-      const scope = `for ${param} = ${min}..${k} (bounded: no proof for every ${param})`;
-      return { ...report, violations: found, verdict: found.length > 0 ? 'violation' : 'inconclusive', stats, scope, notes: [`not a proof for every ${param}: ${why}`, ...(report.notes ?? [])] };
-    }
+  const scan = scanValues(program, level, options, new Map(), min, min + (options.bound ?? DEFAULT_BOUND) - 1);
+  const notes = [`not a proof for every ${param}: ${why}`];
+  if (scan.stopped) {
+    const { stopped } = scan;
+    const scope = `for ${param} = ${min}..${scan.last} (bounded: no proof for every ${param})`;
+    return { ...stopped, violations: scan.found, verdict: scan.found.length > 0 ? 'violation' : 'inconclusive', stats: scan.stats, scope, notes: [...notes, ...(stopped.notes ?? [])] };
   }
-  const last = k - 1;
-  if (found.length > 0) {
-    return {
-      verdict: 'violation',
-      level,
-      violations: found,
-      stats,
-      scope: `for ${param} = ${min}..${last} (bounded: no proof for every ${param})`,
-      notes: [`not a proof for every ${param}: ${why}`],
-      properties,
-    };
+  if (scan.found.length > 0) {
+    return { verdict: 'violation', level, violations: scan.found, stats: scan.stats, scope: `for ${param} = ${min}..${scan.last} (bounded: no proof for every ${param})`, notes, properties };
   }
   return {
     verdict: 'inconclusive',
     level,
     violations: [],
-    stats,
-    limit: { reason: 'bound', message: `verified for ${param} = ${min}..${last} only, not for every ${param}: ${why}` },
-    scope: `for ${param} = ${min}..${last} (bounded)`,
+    stats: scan.stats,
+    limit: { reason: 'bound', message: `verified for ${param} = ${min}..${scan.last} only, not for every ${param}: ${why}` },
+    scope: `for ${param} = ${min}..${scan.last} (bounded)`,
     properties,
   };
 }
 
-/** One value: the program is already at `level` (lowered by the caller when needed). */
-function concrete(program: Program, level: Level, options: EveryKOptions, k: number): Report {
+interface Scan {
+  /** each wanted kind, at the smallest value that shows it */
+  readonly found: ViolationReport[];
+  readonly stats: Report['stats'];
+  /** the last value checked */
+  readonly last: number;
+  /** the run that reached a limit, when one did (the scan stops there) */
+  readonly stopped?: Report;
+}
+
+/**
+ * Check the values `from..to` one by one, concretely (the program is already at `level`), within
+ * one time budget, until each kind in `wanted` (every kind, if absent) has shown up or a run
+ * reaches a limit.
+ */
+function scanValues(program: Program, level: Level, options: EveryKOptions, fixed: ReadonlyMap<string, number>, from: number, to: number, wanted?: ReadonlySet<string>): Scan {
   const { onProgress: _quiet, param, ...rest } = options;
-  const params = new Map(options.params ?? []).set(param, k);
-  return verifyProgram(program, { ...rest, params, level });
-}
-
-function withParam(v: ViolationReport, param: string, k: number, fixed: ReadonlyMap<string, number>): ViolationReport {
-  return { ...v, message: `with ${param} = ${k}: ${v.message}`, params: { ...Object.fromEntries(fixed), [param]: k } };
-}
-
-const NO_STATS: Report['stats'] = { states: 0, transitions: 0, ms: 0, statesPerSecond: 0, bytesPerState: 0, maxDepth: 0 };
-
-function addStats(a: Report['stats'], b: Report['stats']): Report['stats'] {
-  const ms = a.ms + b.ms;
-  const states = a.states + b.states;
-  return {
-    states,
-    transitions: a.transitions + b.transitions,
-    ms,
-    statesPerSecond: ms > 0 ? Math.round((states * 1000) / ms) : 0,
-    bytesPerState: states > 0 ? Math.round((a.bytesPerState * a.states + b.bytesPerState * b.states) / states) : 0,
-    maxDepth: Math.max(a.maxDepth, b.maxDepth),
-  };
+  const started = performance.now();
+  const found: ViolationReport[] = [];
+  const stats: Report['stats'][] = [];
+  for (let k = from; k <= to && found.length < (wanted?.size ?? Infinity); k++) {
+    const left = (options.maxMs ?? DEFAULT_LIMITS.maxMs) - (performance.now() - started);
+    const report = verifyProgram(program, { ...rest, maxMs: Math.max(1, Math.floor(left)), params: new Map(options.params ?? []).set(param, k), level });
+    stats.push(report.stats);
+    for (const v of report.violations) {
+      if ((wanted?.has(v.kind) ?? true) && !found.some((f) => f.kind === v.kind)) found.push({ ...v, message: `with ${param} = ${k}: ${v.message}`, params: { ...Object.fromEntries(fixed), [param]: k } });
+    }
+    if (report.verdict === 'inconclusive') return { found, stats: sumStats(stats), last: k, stopped: report };
+  }
+  return { found, stats: sumStats(stats), last: from + stats.length - 1 };
 }
 
 function statuses(machine: ReturnType<typeof compileMachine>, lowered: boolean): PropertyStatus[] {
