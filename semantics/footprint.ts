@@ -62,9 +62,14 @@ function unitOf(op: Op): 'mma' | 'store' | undefined {
 /** Ops that only read their slot or barrier (the others write it). */
 const READS_TARGET: ReadonlySet<Op['kind']> = new Set(['read', 'wgmma.issue', 'tma.store', 'wait', 'wait.token']);
 
-/** The references of an op, in the order of the compiled refs, with whether each is only read. */
-function refModes(op: Op): boolean[] {
-  if (op.kind === 'tma.load') return [false, true]; // writes the slot; only checks the barrier is valid
+/**
+ * The references of an op, in the order of the compiled refs, with whether each is only read.
+ * A tma.load writes the slot and only checks that the barrier is valid; in a role's future it also
+ * stands for the copy it starts, whose landing completes transaction bytes on the barrier: a wait
+ * on that barrier depends on the role's future even when no arrive on it is left there.
+ */
+function refModes(op: Op, future: boolean): boolean[] {
+  if (op.kind === 'tma.load') return [false, !future];
   return [READS_TARGET.has(op.kind)];
 }
 
@@ -114,7 +119,7 @@ interface Resolver {
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
 /** The touch of an op, its operands resolved by `at`. */
-function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Resolver): Touch {
+function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Resolver, future: boolean): Touch {
   const op = instr.op;
   if (op.kind === 'init' || op.kind === 'inval') return GLOBAL;
   // A proxy fence only sets bits in the fencer's own knowledge (and their "present" bits, which no
@@ -123,7 +128,7 @@ function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Re
   if (op.kind === 'fence.proxy.async') return { reads: [], writes: [] };
   const reads: number[] = [];
   const writes: number[] = [];
-  const modes = refModes(op);
+  const modes = refModes(op, future);
   // a copy over several slots writes each of them
   const span = op.kind === 'tma.load' && op.slots !== undefined ? (op.slots.kind === 'num' ? op.slots.value : undefined) : 1;
   if (span === undefined) return GLOBAL;
@@ -154,7 +159,8 @@ function inRange(v: number | undefined, size: number): number[] | undefined {
 
 /**
  * What an op may touch whatever the loop variables are: the element its index names when that is
- * a constant, else every element of the resource (the static footprint futures are made of).
+ * a constant, else every element of the resource (the static footprint futures are made of),
+ * with what the asynchronous work it starts will touch.
  */
 export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInstr): Touch {
   const loopVars = new Set(m.roles[r]?.varNames ?? []);
@@ -167,7 +173,7 @@ export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInst
     },
     namedIds: () => (op.kind === 'bar.sync' || op.kind === 'bar.arrive' ? inRange(constant(op.id, m, loopVars), o.named) : undefined) ?? range(o.named),
     tokenBarriers: () => range(o.barriers), // the token may name any barrier
-  });
+  }, true);
 }
 
 /**
@@ -193,7 +199,7 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
       const t = instr.token === undefined ? -1 : (rs.tokens[instr.token] ?? -1);
       return t >= 0 ? [t >> 2] : [];
     },
-  });
+  }, false);
 }
 
 /**

@@ -18,6 +18,8 @@ import { replayTrace } from '../../src/verify/replay.ts';
 import { readTraceJson, violationToTraceJson } from '../../src/verify/trace-json.ts';
 import { ROOT } from '../../scripts/regen-traces.ts';
 import { arbRing, ringText } from '../oracle/rings.ts';
+import { liftPtx } from '../../src/api.ts';
+import { readPtx } from '../ptx/gluon-cases.ts';
 
 const MAX_STATES = 20_000;
 
@@ -96,6 +98,25 @@ describe('partial-order reduction keeps every verdict and violation kind', () =>
       cases.push({ name: 'random program', program: p, level: programLevel(p) });
     expect(expectSame(cases, false)).toBeGreaterThanOrEqual(3000);
   }, 300_000);
+});
+
+describe('regressions: dependences the footprints once missed', () => {
+  it("a wait on a barrier that a role's future completes only through the copy of its tma.load", () => {
+    const file = 'test/fixtures/programs/por-future-copy.aref';
+    const program = parseProgramText(readFileSync(join(ROOT, file), 'utf8'), file);
+    const reduced = verifyProgram(program);
+    expect(kindsOf(reduced)).toBe('violation protocol');
+    expect(reduced.violations[0]?.message).toMatch(/wait on full\[0\] with parity 1 missed its phase/);
+    expect(kindsOf(verifyProgram(program, { reduction: false }))).toBe(kindsOf(reduced));
+  });
+
+  it('the Gluon two-consumer kernel with the wrong ready parity (lifted PTX): race and protocol both ways', () => {
+    const [kernel] = liftPtx(readPtx('two_consumer_ws_m2'), { file: 'two_consumer_ws_m2.ptx' });
+    if (!kernel) throw new Error('no kernel lifted');
+    const reduced = verifyProgram(kernel.program);
+    expect(kindsOf(reduced)).toBe('violation protocol,race');
+    expect(kindsOf(verifyProgram(kernel.program, { reduction: false }))).toBe(kindsOf(reduced));
+  }, 60_000);
 });
 
 describe('the reduction takes effect, and the comparison bites', () => {
