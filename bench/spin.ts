@@ -8,10 +8,11 @@
 // in a directory of its own; the verdict is read from pan's "errors: N" line and the reason of its
 // first error ("invalid end state" = deadlock, "assertion violated" = a safety property).
 import { execFile, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Level } from '../src/ir/program.ts';
+import { readPanOutput, type PanReport } from '../src/promela/pan-output.ts';
 
 export const SPIN_MODELS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'spin', 'models');
 
@@ -124,6 +125,25 @@ export class SpinRunner {
       const pan = await run('./pan', ['-m100000'], dir);
       const output = pan.stdout + pan.stderr;
       return { ...parsePanOutput(output), runMs: pan.ms, compileMs: fresh ? ms : 0, output };
+    });
+  }
+
+  /**
+   * Check a model that `arefcheck export --promela` wrote (src/promela): compiled in a directory of
+   * its own (`key`), run exhaustively with -E (its monitor reports deadlocks) and -c0 (every class).
+   */
+  async verifyExported(key: string, text: string, vectorBytes: number): Promise<PanReport & { readonly output: string }> {
+    return this.limited(async () => {
+      const dir = join(this.workDir, key);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'model.pml'), text);
+      const spin = await run('spin', ['-a', 'model.pml'], dir);
+      if (spin.code !== 0) throw new Error(`spin -a failed on the export of ${key}:\n${spin.stdout}${spin.stderr}`);
+      const gcc = await run('gcc', ['-O1', '-DSAFETY', '-DMEMLIM=4096', `-DVECTORSZ=${vectorBytes}`, '-o', 'pan', 'pan.c'], dir);
+      if (gcc.code !== 0) throw new Error(`gcc pan.c failed for ${key}:\n${gcc.stderr}`);
+      const pan = await run('./pan', ['-E', '-c0', '-m1000000'], dir);
+      const output = pan.stdout + pan.stderr;
+      return { ...readPanOutput(output), output };
     });
   }
 

@@ -11,6 +11,7 @@ import { verifyEveryK } from './every-k/verify.ts';
 import { parseAnyValue } from './every-k/any-value.ts';
 import { verifyPtxModule } from './verify/ptx.ts';
 import { reportToSarif } from './verify/sarif.ts';
+import { toPromela as exportPromela, type PromelaModel } from './promela/export.ts';
 
 export { emitPtx, emitFromPipeline } from './ptx/emit/index.ts';
 export type { EmitOptions } from './ptx/emit/options.ts';
@@ -18,6 +19,8 @@ export { replayTrace, type ReplayResult } from './verify/replay.ts';
 export { readTraceJson, violationToTraceJson, type TraceFile, type TraceJson } from './verify/trace-json.ts';
 export { formatReportText } from './verify/format-text.ts';
 export type { LiftOptions, LiftFacts } from './ptx/lift/lift.ts';
+export { readPanOutput, type PanReport, type PanKind } from './promela/pan-output.ts';
+export type { PromelaModel } from './promela/export.ts';
 
 /** Launch values and lifter settings, as plain data: `params` may be an object. */
 export interface PtxOptions extends Omit<LiftOptions, 'params'> {
@@ -115,3 +118,35 @@ export function toSarif(report: Report, programFile: string, options: { readonly
 }
 
 export type { Level };
+
+/** Options of toPromela, checked; `params` as in verify (integers only: a model has one value of each). */
+export interface PromelaExportOptions {
+  readonly level?: Level;
+  readonly params?: ReadonlyMap<string, number> | Readonly<Record<string, number>>;
+  readonly literal?: boolean;
+  readonly groups?: number;
+}
+
+const PROMELA_KEYS = ['level', 'params', 'literal', 'groups'] as const;
+
+/**
+ * The program as a Promela model for SPIN (`arefcheck export --promela`): `text` is the model,
+ * `layout.vectorBytes` the -DVECTORSZ to compile pan with; readPanOutput reads pan's report.
+ */
+export function toPromela(program: Program, options: PromelaExportOptions = {}): PromelaModel {
+  checkKeys('toPromela', options, PROMELA_KEYS);
+  const level = options.level;
+  if (level !== undefined && level !== 'aref' && level !== 'mbarrier') throw new InputError(`toPromela: level must be aref or mbarrier, got '${String(level)}'`);
+  const groups = options.groups;
+  if (groups !== undefined && !(Number.isSafeInteger(groups) && groups >= 1)) throw new InputError(`toPromela: groups must be a positive integer, got ${String(groups)}`);
+  const params = paramMap(options.params);
+  for (const [name, value] of params ?? []) {
+    if (!Number.isSafeInteger(value)) throw new InputError(`toPromela: params.${name} must be an integer, got ${JSON.stringify(value)}`);
+  }
+  return exportPromela(program, {
+    ...(level === undefined ? {} : { level }),
+    ...(params ? { params } : {}),
+    ...(options.literal === undefined ? {} : { literal: options.literal }),
+    ...(groups === undefined ? {} : { groups }),
+  });
+}

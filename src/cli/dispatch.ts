@@ -20,6 +20,7 @@ export const COMMANDS = [
   { name: 'lift', summary: "lift a PTX kernel's mbarrier schedule into a program" },
   { name: 'step', summary: 'step through a program action by action (for learning the rules)' },
   { name: 'diagram', summary: 'draw a run or a counterexample: Mermaid or SVG sequence diagram, or the DOT state graph' },
+  { name: 'export', summary: 'write a program as a Promela model for SPIN (swarm, bitstate, multi-core)' },
 ] as const;
 export type CommandName = (typeof COMMANDS)[number]['name'];
 
@@ -55,6 +56,7 @@ const LOADERS: Readonly<Record<CommandName, () => Promise<CommandModule>>> = {
   lift: () => import('./cmd-lift.ts'),
   step: () => import('./cmd-step.ts'),
   diagram: () => import('./cmd-diagram.ts'),
+  export: () => import('./cmd-export.ts'),
 };
 
 /** A command's module; undefined when this build left it out (a trimmed package). */
