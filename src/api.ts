@@ -125,9 +125,10 @@ export interface PromelaExportOptions {
   readonly params?: ReadonlyMap<string, number> | Readonly<Record<string, number>>;
   readonly literal?: boolean;
   readonly groups?: number;
+  readonly multicore?: boolean;
 }
 
-const PROMELA_KEYS = ['level', 'params', 'literal', 'groups'] as const;
+const PROMELA_KEYS = ['level', 'params', 'literal', 'groups', 'multicore'] as const;
 
 /**
  * The program as a Promela model for SPIN (`arefcheck export --promela`): `text` is the model,
@@ -148,5 +149,6 @@ export function toPromela(program: Program, options: PromelaExportOptions = {}):
     ...(params ? { params } : {}),
     ...(options.literal === undefined ? {} : { literal: options.literal }),
     ...(groups === undefined ? {} : { groups }),
+    ...(options.multicore === undefined ? {} : { multicore: options.multicore }),
   });
 }

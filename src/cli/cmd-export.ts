@@ -24,6 +24,8 @@ Options:
   --literal              the paper's consumed rule without its premise (as verify --literal)
   --groups N             committed wgmma / TMA-store groups one role can hold (default: the
                          most any role holds, found by walking its operations)
+  --multicore            for pan's multi-core build (-DNCORE=N, spin -search -dfspar): scratch
+                         variables become plain globals that each step zeroes
   --kernel NAME, --block N, --cta N, --tma-bytes N
                          for a .ptx FILE, as in verify
   -o, --output FILE      write the model to FILE (default: stdout)
@@ -41,6 +43,7 @@ const SPEC: CommandSpec = {
     param: { type: 'string', multiple: true },
     literal: { type: 'boolean' },
     groups: { type: 'string' },
+    multicore: { type: 'boolean' },
     kernel: { type: 'string' },
     block: { type: 'string' },
     cta: { type: 'string' },
@@ -63,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   const model = toPromela(program, {
     ...(level === undefined ? {} : { level }),
     literal: flagBoolean(cl, 'literal'),
+    multicore: flagBoolean(cl, 'multicore'),
     ...(groups === undefined ? {} : { groups }),
   });
   const output = flagString(cl, 'output');

@@ -23,8 +23,10 @@ export interface PromelaOptions {
   readonly params?: ReadonlyMap<string, number>;
   /** The paper's consumed rule without its premise (as `verify --literal`). */
   readonly literal?: boolean;
-  /** Committed wgmma / TMA-store groups a role can hold (default: the largest wait count + 4). */
+  /** Committed wgmma / TMA-store groups a role can hold (default: the most any role holds). */
   readonly groups?: number;
+  /** For pan's multi-core build (-DNCORE, -dfspar), which refuses `hidden` scratch variables. */
+  readonly multicore?: boolean;
 }
 
 export interface PromelaModel {
@@ -44,7 +46,7 @@ export function toPromela(program: Program, options: PromelaOptions = {}): Prome
   const layout = promelaLayout(m, options.groups === undefined ? {} : { groups: options.groups });
   const parts = [
     header(exported, level, m, layout),
-    prelude(layout),
+    prelude(layout, options.multicore ?? false),
     layout.named > 0 ? ARRIVE_NAMED : '',
     FENCE_PROXY_ASYNC,
     refinement ? refinementMonitor(program, m) : '',
@@ -210,6 +212,7 @@ ${inits.map((s) => `    ${s}`).join('\n')}
     /* every role knows each barrier starts in phase 0 */
     s_j = 0;
     do :: s_j < R -> s_c = 0; do :: s_c < B -> freshPhase(H_ROLE(s_j), s_c); s_c++ :: else -> break od; s_j++ :: else -> break od;
+    SCRATCH_RESET;
 ${runs.map((s) => `    ${s}`).join('\n')}
   }
 }

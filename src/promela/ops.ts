@@ -20,8 +20,8 @@ export interface OpContext {
   readonly refinement: boolean;
 }
 
-// the closing skip: a loop's break may not jump to the end of a d_step (SPIN rejects the label)
-export const dstep = (guard: string, body: string): string => `d_step { ${guard} ->\n${indent(body)};\n  skip\n}`;
+// the closing statement: a loop's break may not jump to the end of a d_step (SPIN rejects the label)
+export const dstep = (guard: string, body: string): string => `d_step { ${guard} ->\n${indent(body)};\n  SCRATCH_RESET\n}`;
 const indent = (text: string): string =>
   text
     .split('\n')

@@ -14,7 +14,20 @@ export const PROMELA_NO_VALUE = `(${NO_VALUE + 1}-1)`;
 
 const arr = (n: number): number => Math.max(1, n);
 
-export function prelude(l: PromelaLayout): string {
+/** Scratch variables of the rules (and of the refinement monitor, declared there). */
+const SCRATCH = ['s_x', 's_y', 's_v', 's_n', 's_sp', 's_t', 's_j', 's_c', 's_g', 'found', 'ce_h', 'or_w', 'z_w', 'cp_w', 'ap_h', 'at_i', 'at_t', 'tc_i', 'rf_r', 'rf_g', 'kf_r', 'wr_q', 'dw_q', 'ln_j', 'nm_w', 'fp_x', 'fp_q', 's_m'];
+
+/**
+ * `hidden` keeps the scratch out of the state vector; pan's multi-core build refuses hidden
+ * variables, so there they are plain globals that every step zeroes at its end (SCRATCH_RESET),
+ * which keeps equal states equal.
+ */
+function scratchDeclarations(multicore: boolean): string {
+  if (!multicore) return `hidden int ${SCRATCH.join(', ')};\n#define SCRATCH_RESET skip`;
+  return `int ${SCRATCH.join(', ')};\n#define SCRATCH_RESET ${SCRATCH.map((v) => `${v} = 0`).join('; ')}`;
+}
+
+export function prelude(l: PromelaLayout, multicore = false): string {
   const V = VIOLATION_CODES;
   return `/* ---- sizes ---------------------------------------------------------------------- */
 #define R ${l.roles}
@@ -104,7 +117,7 @@ int tmaBytes[${arr(l.tmaFlights)}];
 int tmaVal[${arr(l.tmaFlights)}];
 
 /* ---- scratch (never live across steps) ---------------------------------------------- */
-hidden int s_x, s_y, s_v, s_n, s_sp, s_t, s_j, s_c, s_g, found, ce_h, or_w, z_w, cp_w, ap_h, at_i, at_t, tc_i, rf_r, rf_g, kf_r, wr_q, dw_q, ln_j, nm_w, fp_x, fp_q;
+${scratchDeclarations(multicore)}
 
 /* ---- knowledge (semantics/hb.ts) ---------------------------------------------------- */
 inline clearEverywhere(e) {

@@ -53,7 +53,6 @@ export function refinementMonitor(arefProgram: Program, lowered: Machine): strin
 int monBuf[MON] = NOV;
 bit monF[MON];
 bit monE[MON] = 1;
-hidden int s_m;
 inline refinePut(sl, val) {
   ${lookup(ws, (w) => w.buf, 'sl')};
   if :: s_m >= 0 -> if :: monE[s_m] != 1 -> viol = REFINEMENT :: else -> monBuf[s_m] = val; monF[s_m] = 1; monE[s_m] = 0 fi :: else -> skip fi

@@ -66,6 +66,9 @@ const arefcheckKinds = (c: Case): { verdict: string; kinds: string } => {
 
 describe.skipIf(missing.length > 0)('the Promela export under SPIN agrees with arefcheck (needs spin) (needs gcc)', () => {
   const spin = new Map<string, PanReport>();
+  const multicore = new Map<string, PanReport>();
+  // the --multicore export (scratch in the state vector, zeroed by every step) under a plain pan
+  const multicoreCases = cases.filter((c) => c.group === 'gallery').slice(0, 12);
   let workDir = '';
 
   beforeAll(async () => {
@@ -75,6 +78,12 @@ describe.skipIf(missing.length > 0)('the Promela export under SPIN agrees with a
       cases.map(async (c, i) => {
         const model = toPromela(c.program, { level: c.level });
         spin.set(c.name, await runner.verifyExported(`case${i}`, model.text, model.layout.vectorBytes));
+      }),
+    );
+    await Promise.all(
+      multicoreCases.map(async (c, i) => {
+        const model = toPromela(c.program, { level: c.level, multicore: true });
+        multicore.set(c.name, await runner.verifyExported(`multicore${i}`, model.text, model.layout.vectorBytes));
       }),
     );
   }, 900_000);
@@ -98,6 +107,15 @@ describe.skipIf(missing.length > 0)('the Promela export under SPIN agrees with a
       expect(differ).toEqual([]);
     }, 300_000);
   }
+
+  it('the --multicore export: the same kinds and the same number of states as the hidden-scratch one', () => {
+    for (const c of multicoreCases) {
+      const a = spin.get(c.name);
+      const b = multicore.get(c.name);
+      expect(b?.kinds, c.name).toEqual(a?.kinds);
+      expect(b?.states, c.name).toBe(a?.states);
+    }
+  });
 
   it('the comparison is not empty: every kind occurs, and SPIN explored real state spaces', () => {
     const kinds = new Set([...spin.values()].flatMap((s) => s.kinds));
