@@ -86,7 +86,7 @@ export function goldenOf(entry: GalleryEntry, report: Report): Golden {
   const v = report.violations[index];
   if (!v) throw new Error(`${entry.file}: expected a ${entry.expected} violation, got ${report.verdict} (${report.violations.map((x) => x.kind).join(', ') || 'none'})`);
   const params = Object.fromEntries(entry.program.params.map((p) => [p.name, p.value]));
-  const json = violationToTraceJson(report, index, entry.file, { params, literal: false });
+  const json = violationToTraceJson(report, index, entry.file, { params, literal: false, program: entry.program });
   const plain = new Chalk({ level: 0 });
   const others = report.violations.filter((_, i) => i !== index);
   const lines = [

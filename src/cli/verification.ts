@@ -169,7 +169,7 @@ function writeTraceFiles(report: Report, program: Program, run: VerificationRun)
     for (let k = 2; used.has(name); k++) name = `${stem}.${levels[i]}.${v.kind}.${k}`;
     used.add(name);
     const path = join(dir, `${name}.json`);
-    const json = violationToTraceJson(report, i, run.name, { params: { ...params, ...v.params }, literal: run.literal });
+    const json = violationToTraceJson(report, i, run.name, { params: { ...params, ...v.params }, literal: run.literal, program });
     writeJson(path, json, TRACE_LAYOUT, '--trace-out');
     return path;
   });

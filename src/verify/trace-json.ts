@@ -3,9 +3,10 @@
 // level, the params and the consumed rule it was checked with, and for each step the position of
 // its action among the actions enabled before it.
 import { InputError } from '../diag.ts';
-import type { Level, Loc } from '../ir/program.ts';
+import type { Level, Loc, Program } from '../ir/program.ts';
 import { readJson, type JsonEntry, type JsonNode } from '../lang/json-reader.ts';
 import type { Report } from './report.ts';
+import { traceValuations, VALUATION_VARS, type Valuation } from './valuation.ts';
 
 /** How trace files are laid out (json-out.ts): the top levels on their own lines, each state one line. */
 export const TRACE_LAYOUT = { depth: 2 } as const;
@@ -17,6 +18,8 @@ export interface TraceContext {
   /** Every param of the program checked, with overrides applied. */
   readonly params: Readonly<Record<string, number>>;
   readonly literal: boolean;
+  /** The program checked: when given, every state carries its full valuation (roles, slots, barriers, copies, groups). */
+  readonly program?: Program;
 }
 
 export interface TraceJsonMeta {
@@ -34,16 +37,17 @@ export interface TraceJsonMeta {
   readonly loc?: Loc;
 }
 
-export interface TraceJsonState {
+export type TraceJsonState = {
   readonly '#meta':
     | { readonly index: 0; readonly initialIndex: 0 }
     | { readonly index: number; readonly actionIndex: number; readonly actor: string; readonly action: string; readonly loc?: Loc };
   readonly changes: readonly string[];
-}
+} & Partial<Valuation>;
 
 export interface TraceJson {
   readonly '#meta': TraceJsonMeta;
-  readonly vars: readonly ['changes'];
+  /** `changes`, then the valuation's variables when the program was given */
+  readonly vars: readonly string[];
   /** states[0] is the initial state; states[i] the state after step i. */
   readonly states: readonly TraceJsonState[];
   /** ITF's lasso mark: the last state equals states[loop]. */
@@ -88,10 +92,13 @@ export function violationToTraceJson(report: Report, violationIndex: number, pro
   const level = violationLevels(report)[violationIndex];
   if (!level) throw new Error(`no level for violation #${violationIndex}`);
   if (v.trace.length !== v.actionIndices.length) throw new Error('a trace entry without an action index');
-  const states: TraceJsonState[] = [{ '#meta': { index: 0, initialIndex: 0 }, changes: [] }];
+  // all or nothing: a trace that does not fit the program (a caller's mistake) keeps its changes only
+  const replayed = context.program ? traceValuations(context.program, level, context, v.actionIndices) : [];
+  const valuations = replayed.length === v.trace.length + 1 ? replayed : [];
+  const states: TraceJsonState[] = [{ '#meta': { index: 0, initialIndex: 0 }, changes: [], ...valuations[0] }];
   v.trace.forEach((t, i) => {
     const meta = { index: i + 1, actionIndex: v.actionIndices[i] ?? 0, actor: t.actor, action: t.action };
-    states.push({ '#meta': t.loc ? { ...meta, loc: t.loc } : meta, changes: t.changes });
+    states.push({ '#meta': t.loc ? { ...meta, loc: t.loc } : meta, changes: t.changes, ...valuations[i + 1] });
   });
   const meta: TraceJsonMeta = {
     tool: 'arefcheck',
@@ -107,7 +114,8 @@ export function violationToTraceJson(report: Report, violationIndex: number, pro
     ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}),
     ...(v.loc ? { loc: v.loc } : {}),
   };
-  return { '#meta': meta, vars: ['changes'], states, ...(v.loopStart !== undefined ? { loop: v.loopStart } : {}) };
+  const vars = valuations.length > 0 ? ['changes', ...VALUATION_VARS] : ['changes'];
+  return { '#meta': meta, vars, states, ...(v.loopStart !== undefined ? { loop: v.loopStart } : {}) };
 }
 
 // ---- reading --------------------------------------------------------------------------------
