@@ -1,12 +1,13 @@
 // `arefcheck lift kernel.ptx --print`: show what a real kernel's pipeline does — the
 // mbarrier-level Program the lifter recovers from the PTX, in .aref syntax, each operation
 // annotated with the PTX line it comes from.
-import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { programToJson } from '../lang/json.ts';
 import { printProgram } from '../lang/printer.ts';
-import { liftPtxFile, type LiftOptions } from '../ptx/lift/index.ts';
-import { flagBoolean, flagInt, flagString, flagStrings, parseCommandLine, type CommandSpec } from './args.ts';
+import { liftPtxFile } from '../ptx/lift/index.ts';
+import { flagBoolean, parseCommandLine, type CommandSpec } from './args.ts';
+import { loadFlags } from './load-program.ts';
+import { ptxFlags } from './verify-ptx.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readInputFile } from '../read-input.ts';
 
@@ -22,10 +23,17 @@ Options:
   --json                 print the JSON machine form instead (a list: one entry per kernel)
   --kernel NAME          the kernel to lift (default: every kernel in the file)
   --param NAME=V         value of a kernel parameter, by name or by position (0=V);
-                         repeatable; loop bounds read with ld.param need one
+                         repeatable; values left open take their defaults (as verify's notes say)
+  --param NAME+OFF:T=V   a field of a by-value parameter (CUTLASS Params), e.g.
+                         --param 0+12:u32=4096; NAME may be the parameter's index
   --block N              threads per block (default: .reqntid or .maxntid)
   --cta N                the CTA to execute (%ctaid.x, default 0)
+  --grid X,Y,Z           the grid (%nctaid; default one cluster)
+  --cluster X,Y,Z        the cluster shape (default .reqnctapercluster, else 1)
   --tma-bytes N          bytes of each tensor TMA copy, when the layout cannot tell
+  --tma-box MAP=BYTES    bytes of one tensor map's box (BYTES may be ROWSxCOLSxELEMBYTES)
+  --ttgir FILE           TMA box sizes from Triton's TTGIR of the kernel; --tma-box overrides
+  --triton-cache DIR     the same from every .ttgir under a Triton cache folder
   --max-steps N          instruction budget for the CTA (default 5,000,000)
   --no-lines             leave out the '# line N' comments
   -h, --help             show this help
@@ -44,24 +52,16 @@ const SPEC: CommandSpec = {
     block: { type: 'string' },
     cta: { type: 'string' },
     'tma-bytes': { type: 'string' },
+    'tma-box': { type: 'string', multiple: true },
+    grid: { type: 'string' },
+    cluster: { type: 'string' },
+    ttgir: { type: 'string' },
+    'triton-cache': { type: 'string' },
     'max-steps': { type: 'string' },
     'no-lines': { type: 'boolean' },
   },
   positionals: { min: 1, max: 1, what: 'FILE.ptx' },
 };
-
-/** `--param NAME=V` or `--param 3=V` (by position). */
-function liftParams(texts: readonly string[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const text of texts) {
-    const m = /^([A-Za-z_$][A-Za-z0-9_$]*|\d+)=\s*([+-]?\d+)\s*$/.exec(text);
-    if (!m) throw new InputError(`--param expects NAME=VALUE (an integer), got '${text}'`);
-    const v = Number(m[2]);
-    if (!Number.isSafeInteger(v)) throw new InputError(`--param ${m[1]} is out of range: '${m[2]}'`);
-    out.set(m[1] ?? '', v);
-  }
-  return out;
-}
 
 /** printProgram's text with `# line N` after each operation (role bodies are straight-line). */
 export function printLifted(program: Program): string {
@@ -94,19 +94,9 @@ export async function main(argv: string[]): Promise<number> {
   const cl = parseCommandLine(SPEC, argv);
   if (!cl) return EXIT.verified;
   const file = cl.positionals[0] ?? '';
-  const kernel = flagString(cl, 'kernel');
-  const block = flagInt(cl, 'block', 1, 1024);
-  const cta = flagInt(cl, 'cta', 0);
-  const tmaBytes = flagInt(cl, 'tma-bytes', 1);
-  const maxSteps = flagInt(cl, 'max-steps', 1);
-  const options: LiftOptions = {
-    params: liftParams(flagStrings(cl, 'param')),
-    ...(kernel === undefined ? {} : { kernel }),
-    ...(block === undefined ? {} : { block }),
-    ...(cta === undefined ? {} : { cta }),
-    ...(tmaBytes === undefined ? {} : { tmaBytes }),
-    ...(maxSteps === undefined ? {} : { maxSteps }),
-  };
+  // the launch values and lifter settings verify takes for a .ptx file, read the same way
+  const { params: _ints, ...base } = loadFlags(cl, false);
+  const { options } = ptxFlags(cl, base);
   const lifted = liftPtxFile(readInputFile(file), file, options);
   if (flagBoolean(cl, 'json')) {
     const entries = lifted.map((k) => `{"kernel":${JSON.stringify(k.kernel)},"program":${programToJson(k.program)}}`);

@@ -66,7 +66,9 @@ describe('arefcheck lift', () => {
 
   it.each([
     [['no-such.ptx'], /^error: cannot read 'no-such\.ptx' \(ENOENT\)$/],
-    [[triton, '--param', 'K'], /^error: --param expects NAME=VALUE \(an integer\), got 'K'$/],
+    [[triton, '--param', 'K'], /^error: --param expects NAME=V or NAME\+OFFSET:TYPE=V, got 'K'$/],
+    [[triton, '--param', 'matmul_tma_param_17=abc'], /^error: --param matmul_tma_param_17=abc: not an integer$/],
+    [[triton, '--grid', '0,1'], /^error: .*grid/],
     [[triton, '--param', 'nope=1'], /^error: kernel matmul_tma has no parameter 'nope'/],
     [[triton, '--kernel', 'other', '--param', '17=64'], /^error: no kernel named 'other'/],
     [[triton, '--block', '0'], /^error: --block expects an integer in 1\.\.1024, got '0'$/],
@@ -76,6 +78,19 @@ describe('arefcheck lift', () => {
     expect(r.status).toBe(2);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr.trimEnd()).toMatch(message);
+  });
+
+  it("takes verify's launch flags: a field's syntax on a scalar at offset 0 is the scalar, --grid and --cluster", () => {
+    const ring = relative(ROOT, cudaPtx('ws_ring_ok'));
+    const plain = arefcheck('lift', ring, '--param', '2=8', '--json');
+    const field = arefcheck('lift', ring, '--param', '2+0:u32=8', '--grid', '1,1,1', '--cluster', '1,1,1', '--json');
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(field.status, field.stderr).toBe(0);
+    expect(field.stdout).toBe(plain.stdout);
+    expect(arefcheck('lift', ring, '--param', '2=4', '--json').stdout).not.toBe(plain.stdout);
+    const bad = arefcheck('lift', ring, '--param', '2+4:u32=8');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim()).toBe('error: --param 2+4:u32: parameter ws_ring_ok_param_2 is a scalar .u32, not a struct: give --param ws_ring_ok_param_2=V');
   });
 
   it('a syntax error points at the PTX position', () => {

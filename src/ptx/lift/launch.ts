@@ -145,6 +145,12 @@ export function parseLaunchParam(kernel: PtxFunction, name: string, value: strin
   const bytes = typeBytes(t);
   if (bytes === 0) throw new InputError(`--param ${name}: unknown type '${t}' (use u32, s32, u64, f32, …)`);
   const offset = Number(off);
+  // a scalar parameter has no fields: its whole value at offset 0 is the parameter, else refuse
+  // (a key the kernel never reads would be ignored without a word)
+  if (p.elements === undefined) {
+    if (offset === 0 && bytes === size) return { key: p.name, value: parseValue(value, bytes, t.startsWith('f'), name) };
+    throw new InputError(`--param ${name}: parameter ${p.name} is a scalar .${p.type}, not a struct: give --param ${p.name}=V`);
+  }
   if (offset + bytes > size) throw new InputError(`--param ${name}: parameter ${p.name} has ${size} bytes; a ${t} at offset ${offset} does not fit`);
   return { key: `${p.name}+${offset}`, value: parseValue(value, bytes, t.startsWith('f'), name) };
 }
