@@ -82,7 +82,11 @@ function everyKAt(program: Program, level: Level, options: EveryKOptions, lowere
     violations: scan.found,
     stats: sumStats([result.stats, scan.stats]),
     ...(limit ? { limit } : {}),
-    notes: [`every ${param} ≥ ${min} explored (${result.stats.states.toLocaleString('en-US')} states); each violation is shown at the smallest ${param} that has it`],
+    notes: [
+      model.horizonReached()
+        ? `the every-${param} search stopped at its horizon (the roles' loop counters drift apart: ${param}'s representative passed ${model.horizon}): the violations shown are real, but a kind that needs a larger ${param} may be missing`
+        : `every ${param} ≥ ${min} explored (${result.stats.states.toLocaleString('en-US')} states); each violation is shown at the smallest ${param} that has it`,
+    ],
     scope,
     properties,
   };

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAref } from '../../src/lang/index.ts';
+import { parseProgramText } from '../../src/lang/load.ts';
 import type { Program } from '../../src/ir/program.ts';
 import { verifyEveryK } from '../../src/every-k/verify.ts';
 import { verifyProgram, type Report } from '../../src/verify.ts';
@@ -76,6 +77,18 @@ describe('outside the exact fragment: bounded, never a proof', () => {
     const first = Math.min(...r.violations.map((v) => v.params?.['K'] ?? Infinity));
     const p = load('test/fixtures/every-k/squared-parity.aref');
     for (let k = 1; k < first; k++) expect(at(p, k).verdict, `K = ${k}`).toBe('verified');
+  });
+
+  it('a violation found where the counters drift apart: reported, with a note that other kinds may lie past the horizon', () => {
+    const racy = parseProgramText(`${readFileSync(join(ROOT, 'test/fixtures/every-k/drift.aref'), 'utf8')}
+role c warps 1:
+  for j in 0..K:
+    write X[0], j
+`, 'drift-race.aref');
+    const r = verifyEveryK(racy, { param: 'K' });
+    expect(r.verdict).toBe('violation');
+    expect(r.violations.map((v) => v.kind)).toEqual(['race']);
+    expect(r.notes?.join('\n')).toMatch(/stopped at its horizon .* a kind that needs a larger K may be missing/);
   });
 
   it('roles that drift apart without bound: no proof (the horizon), a bounded check instead', () => {
