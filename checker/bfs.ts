@@ -127,6 +127,10 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
             limit = { reason: 'time', message: `time limit reached (${options.maxMs} ms): ${figures()}` };
             break explore;
           }
+          if (options.interrupted?.()) {
+            limit = { reason: 'interrupted', message: `interrupted (Ctrl-C): ${figures()}` };
+            break explore;
+          }
           if (options.onProgress && now - lastReport >= PROGRESS_EVERY_MS) {
             lastReport = now;
             const ms = now - settings.startMs;

@@ -25,7 +25,8 @@ export interface Violation<S, A> {
   readonly loopStart?: number;
 }
 
-export type LimitReason = 'states' | 'time' | 'memory';
+/** Why a run stopped before covering everything: a limit, or the user (`interrupted`: Ctrl-C). */
+export type LimitReason = 'states' | 'time' | 'memory' | 'interrupted';
 
 export interface ProgressInfo {
   readonly states: number;
@@ -49,6 +50,8 @@ export interface CheckOptions {
   readonly stopAtFirst?: boolean;
   /** Called about once per second during exploration. */
   readonly onProgress?: (info: ProgressInfo) => void;
+  /** Polled every few milliseconds: true stops the run (inconclusive, reason `interrupted`) with the figures reached. */
+  readonly interrupted?: () => boolean;
   /** Check termination under weak fairness (default true). */
   readonly termination?: boolean;
   /**

@@ -34,7 +34,7 @@ export interface VerifyPtxOptions extends Omit<VerifyOptions, 'level' | 'params'
 }
 
 const LEVEL_NAMES = ['aref', 'mbarrier', 'both'] as const;
-const VERIFY_KEYS = ['level', 'params', 'literal', 'maxStates', 'maxMs', 'maxBytes', 'stopAtFirst', 'reduction', 'onProgress'] as const;
+const VERIFY_KEYS = ['level', 'params', 'literal', 'maxStates', 'maxMs', 'maxBytes', 'stopAtFirst', 'reduction', 'onProgress', 'interrupted'] as const;
 const LIFT_KEYS = ['kernel', 'params', 'block', 'cta', 'grid', 'cluster', 'tmaBytes', 'tmaBoxes', 'maxSteps'] as const;
 
 /** Refuse keys the function does not know (a typo would otherwise be ignored). */

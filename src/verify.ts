@@ -28,6 +28,8 @@ export interface VerifyOptions {
   /** Partial-order reduction (default true); false explores every interleaving. */
   readonly reduction?: boolean;
   readonly onProgress?: (info: ProgressInfo) => void;
+  /** Polled during exploration: true stops the run as inconclusive (the CLI's Ctrl-C). */
+  readonly interrupted?: () => boolean;
 }
 
 /** Default limits: generous, but a run never hangs or exhausts memory (it ends inconclusive). */
@@ -56,6 +58,7 @@ export function checkOptions(options: VerifyOptions): CheckOptions {
     stopAtFirst: options.stopAtFirst ?? false,
     reduction: options.reduction ?? true,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.interrupted ? { interrupted: options.interrupted } : {}),
   };
 }
 

@@ -111,7 +111,7 @@ export async function main(argv: string[]): Promise<number> {
     if (run.level !== undefined && run.level !== 'mbarrier') throw usageError(SPEC.name, '--emit-ptx verifies the emitted mbarrier-level program; --level does not apply');
     if (bytes !== undefined) throw usageError(SPEC.name, '--emit-ptx sizes the slots for the kernel; --bytes does not apply (use --tile)');
     const { program, ptx } = emitPipeline(family, flagString(cl, 'kernel') ?? 'stream', flagString(cl, 'tile'));
-    const code = runVerification(program, { ...run, name: `${name} (${emitTo})` });
+    const code = await runVerification(program, { ...run, name: `${name} (${emitTo})` });
     if (code !== EXIT.verified) {
       process.stderr.write(`PTX not written to ${emitTo}: the program is not verified\n`);
       return code;

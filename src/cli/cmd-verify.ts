@@ -57,7 +57,8 @@ Options:
   -h, --help             show this help
 
 Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive (a limit was reached).
-A progress line goes to stderr for runs over a second.
+A progress line goes to stderr for runs over a second. On a terminal, Ctrl-C stops the check
+and prints the figures reached (inconclusive, exit 3); a second Ctrl-C quits at once.
 `;
 
 const SPEC: CommandSpec = {

@@ -6,9 +6,8 @@ import chalk from 'chalk';
 import { createProgressReporter } from '../../checker/index.ts';
 import { InputError } from '../diag.ts';
 import { writeJsonFd, writeJsonFile, type JsonLayout } from '../json-out.ts';
-import type { Level, Program } from '../ir/program.ts';
-import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
-import { verifyEveryK } from '../every-k/verify.ts';
+import type { Program } from '../ir/program.ts';
+import type { Report } from '../verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
 import { nothingChecked } from '../verify/properties.ts';
 import { reportToSarif } from '../verify/sarif.ts';
@@ -16,29 +15,13 @@ import { version } from './version.ts';
 import { TRACE_LAYOUT, violationLevels, violationToTraceJson } from '../verify/trace-json.ts';
 import { flagBoolean, flagChoice, flagInt, flagSize, flagString, type CommandLine } from './args.ts';
 import { EXIT } from '../exit-codes.ts';
+import { checkInWorker, interruptible } from './interruptible.ts';
+import { checkRun, runOptions, type VerificationRun } from './check-run.ts';
+
+export type { VerificationRun } from './check-run.ts';
 
 
 export const VERIFY_LEVELS = ['aref', 'mbarrier', 'both'] as const;
-
-/** How `verify` (and `pipeline` without --print) runs and prints a check. */
-export interface VerificationRun {
-  /** What was checked, for messages and trace files: a file name or a description. */
-  readonly name: string;
-  readonly level?: Level | 'both';
-  readonly literal: boolean;
-  readonly maxStates?: number;
-  readonly maxMs?: number;
-  readonly maxBytes?: number;
-  /** false: --no-por */
-  readonly reduction: boolean;
-  readonly json: boolean;
-  readonly traceOut?: string;
-  readonly sarif?: string;
-  /** --sarif-root: SARIF file URIs relative to this folder */
-  readonly sarifRoot?: string;
-  /** --param NAME=any: prove for every value of NAME from `min` */
-  readonly anyParam?: { readonly name: string; readonly min: number };
-}
 
 /** The limits and options common to `verify` and `pipeline`. */
 export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'> {
@@ -80,26 +63,21 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
   };
 }
 
-/** Verify `program`, print the report, write trace files; returns the exit code of the verdict. */
-export function runVerification(program: Program, run: VerificationRun): number {
-  return printReport(checkWithProgress(program, run), program, run);
+/**
+ * Verify `program`, print the report, write trace files; returns the exit code of the verdict.
+ * On a terminal the check runs interruptibly (Ctrl-C prints the figures reached, inconclusive).
+ */
+export async function runVerification(program: Program, run: VerificationRun): Promise<number> {
+  const report = interruptible() ? await checkInWorker(program, run) : checkWithProgress(program, run);
+  return printReport(report, program, run);
 }
 
 /** verifyProgram with the run's options and a progress line on stderr. */
 export function checkWithProgress(program: Program, run: VerificationRun): Report {
   const progress = createProgressReporter(process.stderr);
-  const options: VerifyOptions = {
-    literal: run.literal,
-    reduction: run.reduction,
-    onProgress: progress.onProgress,
-    ...(run.maxBytes === undefined ? {} : { maxBytes: run.maxBytes }),
-    ...(run.level === undefined ? {} : { level: run.level }),
-    ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),
-    ...(run.maxMs === undefined ? {} : { maxMs: run.maxMs }),
-  };
   let report: Report;
   try {
-    report = run.anyParam ? verifyEveryK(program, { ...options, param: run.anyParam.name, min: run.anyParam.min }) : verifyProgram(program, options);
+    report = checkRun(program, run, { ...runOptions(run), onProgress: progress.onProgress });
   } catch (err) {
     progress.finish(); // end the progress line before the error message
     throw err;
