@@ -10,7 +10,7 @@ import { mergeRanges } from './footprint.ts';
 import type { Arg, FlatInstr } from './flatten.ts';
 import { opType, stateSpace, typeBytes, type Opcode } from './opcode.ts';
 import type { Frame, WarpInterp } from './warp.ts';
-import { CLUSTER_BASE, CTA_WINDOW } from './warp.ts';
+import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import { isLanes, laneOf, SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 
 /** Execute a non-synchronizing instruction (isExecInstr says which; it never waits). */

@@ -9,7 +9,7 @@ import type { Arg, FlatInstr } from './flatten.ts';
 import { smemRange } from './exec.ts';
 import type { Loc } from '../../ir/program.ts';
 import type { Frame, WarpInterp } from './warp.ts';
-import { CLUSTER_BASE, CTA_WINDOW } from './warp.ts';
+import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import { launchSource } from './launch-slice.ts';
 import { firstLane, isLanes, laneOf, popcount, SymAddr, Token, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 

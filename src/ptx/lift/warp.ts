@@ -22,6 +22,7 @@ import { postDominators } from './cfg.ts';
 import { UnsupportedError } from './errors.ts';
 import type { WarpEvent } from './events.ts';
 import { execInstr, isExecInstr } from './exec.ts';
+import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import type { Arg, FlatFunction, FlatInstr } from './flatten.ts';
 import type { LaunchValues } from './launch.ts';
 import { typeBytes } from './opcode.ts';
@@ -68,10 +69,6 @@ export class StepBudget {
 
 const MAX_CALL_DEPTH = 64;
 const FULL = 0xffffffff;
-/** Shared memory per CTA on sm_90 is 228 KiB; addresses past 2^22 in a CTA window are refused. */
-export const CTA_WINDOW = 1 << 22;
-/** `.shared::cluster` addresses (mapa): CLUSTER_BASE + rank × CTA_WINDOW + offset. */
-export const CLUSTER_BASE = 1n << 28n;
 
 /** Instructions whose effect the model needs: refused on an unknown guard rather than skipped. */
 const SYNC_BASES = new Set(['mbarrier', 'cp', 'wgmma', 'bar', 'barrier', 'fence', 'stmatrix', 'call', 'ret', 'exit', 'trap', 'setmaxnreg']);
