@@ -5,7 +5,7 @@ import type { OpKind } from '../src/ir/program.ts';
 import { arefRules } from './aref.ts';
 import { asyncRules, hasOutstanding, landTma, retireGroup } from './async.ts';
 import type { OpCtx, OpInstr, OpRules } from './context.ts';
-import type { Machine } from './machine.ts';
+import type { Instr, Machine } from './machine.ts';
 import { mbarrierRules } from './mbarrier.ts';
 import { namedRules, staysAtBarrier } from './named.ts';
 import { plainRules } from './plain.ts';
@@ -136,6 +136,25 @@ function compareTma(x: MachineState['tma'][number], y: MachineState['tma'][numbe
   return x.slot - y.slot || x.span - y.span || x.barrier - y.barrier || x.value - y.value || x.bytes - y.bytes || x.role - y.role;
 }
 
+/**
+ * One control instruction (loop, branch, jump) at `pc`: updates the loop variables in place and
+ * returns the next pc. Throws an evaluation error of a bound or condition.
+ */
+export function controlStep(instr: Exclude<Instr, { kind: 'op' }>, vars: number[], pc: number): number {
+  switch (instr.kind) {
+    case 'loop-init':
+      vars[instr.slot] = instr.from(vars);
+      return (vars[instr.slot] ?? 0) < instr.to(vars) ? pc + 1 : instr.exit;
+    case 'loop-next':
+      vars[instr.slot] = (vars[instr.slot] ?? 0) + 1;
+      return (vars[instr.slot] ?? 0) < instr.to(vars) ? instr.body : pc + 1;
+    case 'branch':
+      return instr.cond(vars) !== 0 ? pc + 1 : instr.target;
+    case 'jump':
+      return instr.target;
+  }
+}
+
 /** Run role r's control instructions until it reaches an operation or the end. */
 export function settle(m: Machine, s: MachineState, r: number): void {
   const rs = s.roles[r];
@@ -145,24 +164,7 @@ export function settle(m: Machine, s: MachineState, r: number): void {
     const instr = code[rs.pc];
     if (!instr || instr.kind === 'op') return;
     try {
-      switch (instr.kind) {
-        case 'loop-init': {
-          rs.vars[instr.slot] = instr.from(rs.vars);
-          rs.pc = (rs.vars[instr.slot] ?? 0) < instr.to(rs.vars) ? rs.pc + 1 : instr.exit;
-          break;
-        }
-        case 'loop-next': {
-          rs.vars[instr.slot] = (rs.vars[instr.slot] ?? 0) + 1;
-          rs.pc = (rs.vars[instr.slot] ?? 0) < instr.to(rs.vars) ? instr.body : rs.pc + 1;
-          break;
-        }
-        case 'branch':
-          rs.pc = instr.cond(rs.vars) !== 0 ? rs.pc + 1 : instr.target;
-          break;
-        case 'jump':
-          rs.pc = instr.target;
-          break;
-      }
+      rs.pc = controlStep(instr, rs.vars, rs.pc);
     } catch (err) {
       s.violation = { kind: 'protocol', message: `${m.roles[r]?.name}: cannot evaluate a loop bound or condition: ${(err as Error).message}`, role: r };
       return;

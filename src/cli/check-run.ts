@@ -1,5 +1,6 @@
 // One check as `verify` and `pipeline` run it, from the run's flags: shared by the in-thread path
 // (verification.ts) and the worker that makes it interruptible (interruptible.ts).
+import type { ProgressInfo } from '../../checker/index.ts';
 import type { Level, Program } from '../ir/program.ts';
 import { verifyProgram, type Report, type VerifyOptions } from '../verify.ts';
 import { verifyEveryK } from '../every-k/verify.ts';
@@ -41,3 +42,7 @@ export function checkRun(program: Program, run: VerificationRun, options: Verify
   return run.anyParam ? verifyEveryK(program, { ...options, param: run.anyParam.name, min: run.anyParam.min }) : verifyProgram(program, options);
 }
 
+/** The progress line's last figures: the finished run's. */
+export function finalFigures({ stats }: Report): ProgressInfo {
+  return { states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond };
+}

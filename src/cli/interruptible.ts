@@ -8,7 +8,7 @@ import { createProgressReporter, type ProgressInfo } from '../../checker/index.t
 import { InputError } from '../diag.ts';
 import type { Loc, Program } from '../ir/program.ts';
 import type { Report } from '../verify.ts';
-import { runOptions, type VerificationRun } from './check-run.ts';
+import { finalFigures, runOptions, type VerificationRun } from './check-run.ts';
 
 /** On a terminal (or when a test asks for it): where a user can press Ctrl-C. */
 export function interruptible(): boolean {
@@ -61,8 +61,7 @@ export function checkInWorker(program: Program, run: VerificationRun): Promise<R
     worker.on('message', (m: WorkerMessage) => {
       if (m.type === 'progress') progress.onProgress(m.info);
       else if (m.type === 'report') {
-        const { stats } = m.report;
-        progress.finish({ states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond });
+        progress.finish(finalFigures(m.report));
         done();
         resolve(m.report);
       } else {

@@ -16,7 +16,7 @@ import { TRACE_LAYOUT, violationLevels, violationToTraceJson } from '../verify/t
 import { flagBoolean, flagChoice, flagInt, flagSize, flagString, type CommandLine } from './args.ts';
 import { EXIT } from '../exit-codes.ts';
 import { checkInWorker, interruptible } from './interruptible.ts';
-import { checkRun, runOptions, type VerificationRun } from './check-run.ts';
+import { checkRun, finalFigures, runOptions, type VerificationRun } from './check-run.ts';
 
 export type { VerificationRun } from './check-run.ts';
 
@@ -82,8 +82,7 @@ export function checkWithProgress(program: Program, run: VerificationRun): Repor
     progress.finish(); // end the progress line before the error message
     throw err;
   }
-  const { stats } = report;
-  progress.finish({ states: stats.states, transitions: stats.transitions, queue: 0, depth: stats.maxDepth, ms: stats.ms, statesPerSecond: stats.statesPerSecond });
+  progress.finish(finalFigures(report));
   return report;
 }
 

@@ -7,6 +7,7 @@
 // semantics/events.ts does: an event no op creates is never present, so the meaning is the
 // same, and the bit of an event is arithmetic on (slot, class, role) that the model computes.
 import type { Machine } from '../../semantics/index.ts';
+import { controlStep } from '../../semantics/step.ts';
 import type { Op } from '../ir/program.ts';
 import { foldExpr } from './expr.ts';
 
@@ -60,14 +61,7 @@ function mostGroups(m: Machine, r: number, unit: 'mma' | 'store'): number | unde
     for (let steps = 0; steps < WALK_LIMIT; steps++) {
       const instr = code[pc];
       if (!instr) return most;
-      if (instr.kind === 'loop-init') {
-        vars[instr.slot] = instr.from(vars);
-        pc = (vars[instr.slot] ?? 0) < instr.to(vars) ? pc + 1 : instr.exit;
-      } else if (instr.kind === 'loop-next') {
-        vars[instr.slot] = (vars[instr.slot] ?? 0) + 1;
-        pc = (vars[instr.slot] ?? 0) < instr.to(vars) ? instr.body : pc + 1;
-      } else if (instr.kind === 'branch') pc = instr.cond(vars) !== 0 ? pc + 1 : instr.target;
-      else if (instr.kind === 'jump') pc = instr.target;
+      if (instr.kind !== 'op') pc = controlStep(instr, vars, pc);
       else {
         const op = instr.op;
         const commits = unit === 'mma' ? op.kind === 'wgmma.commit' || (op.kind === 'wgmma.issue' && op.commit) : op.kind === 'bulk.commit';

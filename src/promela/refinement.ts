@@ -9,43 +9,18 @@
 // | a role executes `arrive A_empty[s]`       | consumed    | F = E = 0 |
 import type { Machine } from '../../semantics/index.ts';
 import type { Program } from '../ir/program.ts';
-import { loweredNames } from '../lower.ts';
+import { watchedArefs, type WatchedAref } from '../verify/refinement.ts';
 import { VIOLATION_CODES } from './prelude.ts';
 
-interface Watched {
-  readonly depth: number;
-  readonly buf: number;
-  readonly full: number;
-  readonly empty: number;
-  readonly mon: number;
-}
-
-/** The monitored arefs of `arefProgram` in the lowered machine (the standard lowering's names). */
-function watched(arefProgram: Program, lowered: Machine): Watched[] {
-  const out: Watched[] = [];
-  let mon = 0;
-  for (const r of arefProgram.resources) {
-    if (r.kind !== 'aref') continue;
-    const names = loweredNames(r.name);
-    const buf = lowered.resources.get(names.buffer);
-    const full = lowered.resources.get(names.full);
-    const empty = lowered.resources.get(names.empty);
-    if (!buf || !full || !empty) continue; // lowerProgram always makes all three
-    out.push({ depth: r.depth, buf: lowered.arefSlotCount + buf.base, full: full.base, empty: empty.base, mon });
-    mon += r.depth;
-  }
-  return out;
-}
-
 /** `s_m` := the monitored slot of element `e` in the ranges `first(w)`, or −1. */
-function lookup(ws: readonly Watched[], first: (w: Watched) => number, e: string): string {
-  const arms = ws.map((w) => `:: ${e} >= ${first(w)} && ${e} < ${first(w) + w.depth} -> s_m = ${w.mon} + ${e} - ${first(w)}`);
+function lookup(ws: readonly WatchedAref[], first: (w: WatchedAref) => number, e: string): string {
+  const arms = ws.map((w) => `:: ${e} >= ${first(w)} && ${e} < ${first(w) + w.depth} -> s_m = ${w.monBase} + ${e} - ${first(w)}`);
   return `s_m = -1;\n  if\n  ${arms.join('\n  ')}\n  :: else -> skip\n  fi`;
 }
 
 /** Declarations and inlines of the monitor. */
 export function refinementMonitor(arefProgram: Program, lowered: Machine): string {
-  const ws = watched(arefProgram, lowered);
+  const ws = watchedArefs(arefProgram, lowered);
   const slots = Math.max(1, ws.reduce((n, w) => n + w.depth, 0));
   return `/* ---- refinement monitor (src/verify/refinement.ts): ghost σ of every aref slot ---- */
 #define REFINEMENT ${VIOLATION_CODES.refinement}
@@ -54,15 +29,15 @@ int monBuf[MON] = NOV;
 bit monF[MON];
 bit monE[MON] = 1;
 inline refinePut(sl, val) {
-  ${lookup(ws, (w) => w.buf, 'sl')};
+  ${lookup(ws, (w) => w.bufBase, 'sl')};
   if :: s_m >= 0 -> if :: monE[s_m] != 1 -> viol = REFINEMENT :: else -> monBuf[s_m] = val; monF[s_m] = 1; monE[s_m] = 0 fi :: else -> skip fi
 }
 inline refineGet(b) {
-  ${lookup(ws, (w) => w.full, 'b')};
+  ${lookup(ws, (w) => w.fullBase, 'b')};
   if :: s_m >= 0 -> if :: monF[s_m] != 1 -> viol = REFINEMENT :: else -> monF[s_m] = 0; monE[s_m] = 0 fi :: else -> skip fi
 }
 inline refineConsumed(b) {
-  ${lookup(ws, (w) => w.empty, 'b')};
+  ${lookup(ws, (w) => w.emptyBase, 'b')};
   if :: s_m >= 0 -> if :: monF[s_m] != 0 || monE[s_m] != 0 -> viol = REFINEMENT :: else -> monE[s_m] = 1 fi :: else -> skip fi
 }
 /* at the end σ is empty everywhere, as the aref level demands */

@@ -28,7 +28,7 @@ export interface RefinementState {
   readonly end?: string;
 }
 
-interface Watched {
+export interface WatchedAref {
   readonly aref: string;
   readonly depth: number;
   /** global slot id of A_buf[0] in the lowered machine, and barrier ids of A_full[0], A_empty[0] */
@@ -39,9 +39,9 @@ interface Watched {
   readonly monBase: number;
 }
 
-export function refinementModel(arefProgram: Program, lowered: Machine): Model<RefinementState, Action> {
-  const inner = modelOfMachine(lowered);
-  const watched: Watched[] = [];
+/** The arefs of `arefProgram` as the lowered machine implements them (the standard lowering's names). */
+export function watchedArefs(arefProgram: Program, lowered: Machine): WatchedAref[] {
+  const watched: WatchedAref[] = [];
   let monSize = 0;
   for (const r of arefProgram.resources) {
     if (r.kind !== 'aref') continue;
@@ -56,8 +56,15 @@ export function refinementModel(arefProgram: Program, lowered: Machine): Model<R
     watched.push({ aref: r.name, depth: r.depth, bufBase: lowered.arefSlotCount + buf.base, fullBase: full.base, emptyBase: empty.base, monBase: monSize });
     monSize += r.depth;
   }
+  return watched;
+}
 
-  const find = (pick: (w: Watched) => number, id: number): { w: Watched; i: number } | undefined => {
+export function refinementModel(arefProgram: Program, lowered: Machine): Model<RefinementState, Action> {
+  const inner = modelOfMachine(lowered);
+  const watched = watchedArefs(arefProgram, lowered);
+  const monSize = watched.reduce((n, w) => n + w.depth, 0);
+
+  const find = (pick: (w: WatchedAref) => number, id: number): { w: WatchedAref; i: number } | undefined => {
     for (const w of watched) {
       const i = id - pick(w);
       if (i >= 0 && i < w.depth) return { w, i };
