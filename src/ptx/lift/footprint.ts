@@ -92,14 +92,15 @@ export function elementBytes(type: string | undefined): number {
   }
 }
 
-/** What a wgmma event reads: each descriptor's footprint, cut at the end of the shared variable
+/** What a wgmma event reads (`operand`: through that operand's descriptor only): each descriptor's footprint, cut at the end of the shared variable
  *  it starts in (an operand never spans two variables; past the end is our over-approximation of
  *  the last rows), or its plain addresses when the descriptors are unknown. */
-export function mmaReads(e: Extract<WarpEvent, { k: 'mma' }>, layout: SmemLayout): [number, number][] {
-  if (!e.descs || !e.shape) return e.addrs.map((a) => [a, a + 1]);
+export function mmaReads(e: Extract<WarpEvent, { k: 'mma' }>, layout: SmemLayout, operand?: 'a' | 'b'): [number, number][] {
+  if (!e.descs || !e.shape) return operand === 'b' ? [] : e.addrs.map((a) => [a, a + 1]);
   const bytes = elementBytes(e.types?.[1]);
   const out: [number, number][] = [];
   for (const d of e.descs) {
+    if (operand !== undefined && d.operand !== operand) continue;
     const mnMajor = d.operand === 'a' ? (e.mnMajor?.a ?? false) : (e.mnMajor?.b ?? false);
     const ranges = footprint(d, e.shape, bytes, mnMajor);
     const sym = ranges[0] ? layout.symbolAt(ranges[0][0]) : undefined;

@@ -48,23 +48,29 @@ function writeRanges(warps: readonly (readonly WarpEvent[])[]): [number, number]
 }
 
 /**
- * The byte ranges consumers read, by kind of reader, each merged on its own: wgmma footprints,
- * generic loads, sized TMA stores. Kinds are kept apart because an epilogue's staging buffer
- * may alias a mainloop stage (a union): merged, its stores would stretch the stage's footprint.
+ * The byte ranges consumers read, by kind of reader, each merged on its own: wgmma A operands,
+ * wgmma B operands, generic loads, sized TMA stores. Kinds are kept apart because an epilogue's
+ * staging buffer may alias a mainloop stage (a union): merged, its stores would stretch the
+ * stage's footprint; and A and B tiles placed back to back (fast.cu M3's `struct { A[]; B[]; }`)
+ * would make one operand's copy as large as both.
  */
 function readRanges(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout): [number, number][][] {
-  const mma: [number, number][] = [];
+  const mmaA: [number, number][] = [];
+  const mmaB: [number, number][] = [];
   const loads: [number, number][] = [];
   const stores: [number, number][] = [];
   for (const w of warps) {
     for (const e of w) {
       if (e.k === 'mma') {
-        if (e.descs) mma.push(...mmaReads(e, layout));
+        if (e.descs) {
+          mmaA.push(...mmaReads(e, layout, 'a'));
+          mmaB.push(...mmaReads(e, layout, 'b'));
+        }
       } else if (e.k === 'read') loads.push([e.lo, e.hi]);
       else if (e.k === 'tma.store' && e.bytes !== undefined) stores.push([e.src, e.src + e.bytes]);
     }
   }
-  return [mergeRanges(mma), mergeRanges(loads), mergeRanges(stores)];
+  return [mergeRanges(mmaA), mergeRanges(mmaB), mergeRanges(loads), mergeRanges(stores)];
 }
 
 export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout, options: SizingOptions = {}): { warps: WarpEvent[][]; maps: SizedMap[] } {
