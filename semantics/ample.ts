@@ -12,7 +12,7 @@
 // the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
 import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, type ObjectSpace, type Touch } from './footprint.ts';
 import type { Machine } from './machine.ts';
-import type { MachineState, RoleState } from './state.ts';
+import type { MachineState } from './state.ts';
 import { currentOp, type Action } from './step.ts';
 
 const UNITS = ['mma', 'store'] as const;
@@ -80,8 +80,10 @@ class Closure {
     return 3 * this.R + a.index;
   }
 
+  /** The process that retires role r's groups of unit u (for a warpgroup's wgmma: its first role's). */
   private unitId(r: number, u: Unit): number {
-    return this.R + 2 * r + (u === 'store' ? 1 : 0);
+    const owner = u === 'mma' ? (this.m.mmaPartners[r]?.[0] ?? r) : r;
+    return this.R + 2 * owner + (u === 'store' ? 1 : 0);
   }
 
   /**
@@ -99,8 +101,10 @@ class Closure {
       touch = instr ? currentTouch(m, o, s, p, instr) : { reads: [], writes: [] };
     } else if (p < 3 * this.R) {
       const r = (p - this.R) >> 1;
-      const rs = s.roles[r];
-      touch = rs ? unitTouch(o, rs, r, (p - this.R) & 1 ? 'store' : 'mma') : { reads: [], writes: [] };
+      const u = (p - this.R) & 1 ? 'store' : 'mma';
+      // a warpgroup's wgmma unit is its first role's, and retires in every partner
+      const members = u === 'mma' ? (m.mmaPartners[r] ?? [r]) : [r];
+      touch = members[0] === r ? unitTouch(o, s, members, u) : { reads: [], writes: [] };
     } else {
       const t = s.tma[p - 3 * this.R];
       touch = { reads: [], writes: t ? [...Array.from({ length: t.span }, (_, i) => t.slot + i), barrierObject(o, t.barrier)] : [] };
@@ -161,7 +165,9 @@ class Closure {
 
   private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {
     if (!enabled) {
-      add((p - this.R) >> 1); // nothing committed to retire: only the role's commit can give it work
+      // nothing committed to retire: only the role's commit (each partner's, for a warpgroup) can give it work
+      const r = (p - this.R) >> 1;
+      for (const q of (p - this.R) & 1 ? [r] : (this.m.mmaPartners[r] ?? [r])) add(q);
       return true;
     }
     this.conflicts(this.touchOf(p) as Plain, -1, p, add);
@@ -195,9 +201,16 @@ function clash(a: Plain, b: Plain): boolean {
   return false;
 }
 
-/** A unit retires groups (writes its group list) and reads the slots of its open and outstanding reads. */
-function unitTouch(o: ObjectSpace, rs: RoleState, r: number, u: Unit): Plain {
-  const reads: number[] = [...(u === 'mma' ? rs.mmaOpen : rs.storeOpen)];
-  for (const g of u === 'mma' ? rs.mmaGroups : rs.storeGroups) if (!g.retired) reads.push(...g.slots);
-  return { reads, writes: [groupObject(o, r, u)] };
+/** A unit retires groups (writes the group lists of its roles) and reads the slots of their open and outstanding reads. */
+function unitTouch(o: ObjectSpace, s: MachineState, roles: readonly number[], u: Unit): Plain {
+  const reads: number[] = [];
+  const writes: number[] = [];
+  for (const r of roles) {
+    const rs = s.roles[r];
+    if (!rs) continue;
+    reads.push(...(u === 'mma' ? rs.mmaOpen : rs.storeOpen));
+    for (const g of u === 'mma' ? rs.mmaGroups : rs.storeGroups) if (!g.retired) reads.push(...g.slots);
+    writes.push(groupObject(o, r, u));
+  }
+  return { reads, writes };
 }

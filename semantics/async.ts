@@ -7,6 +7,8 @@
 // | wgmma.issue S[s]   | an async read of the slot, outstanding until wgmma.wait retires its group |
 // | wgmma.commit       | the open issues become one group (an empty group is allowed)              |
 // | (group retires)    | groups of a role retire in commit order; the reads are then complete      |
+// |                    | (warpgroup partners: the oldest group of each retires at once, when all  |
+// |                    | have one: one wgmma.mma_async is an operation of the whole warpgroup)    |
 // | wgmma.wait N       | blocks until ≤ N groups are outstanding; acquires the older groups' reads |
 // The issuing role learns a read is complete only through the wait: releasing a slot before
 // it (M6) lets the next TMA write race with the read.
@@ -56,7 +58,10 @@ function waitRules(u: Unit, name: string): OpRules {
       const n = peekArg(ctx, 0);
       const rs = ctx.s.roles[ctx.r];
       if (!rs || Number.isNaN(n) || outstanding(rs, u) <= n) return undefined;
-      return `${name} ${n} needs at most ${n} outstanding group${n === 1 ? '' : 's'}; ${outstanding(rs, u)} outstanding`;
+      const base = `${name} ${n} needs at most ${n} outstanding group${n === 1 ? '' : 's'}; ${outstanding(rs, u)} outstanding`;
+      // a group of a warpgroup retires only once every partner has committed it
+      const behind = u === 'mma' ? (ctx.m.mmaPartners[ctx.r] ?? []).filter((q) => q !== ctx.r && !hasOutstanding(ctx.s.roles[q], u)) : [];
+      return behind.length === 0 ? base : `${base} (one warpgroup operation: ${behind.map((q) => ctx.m.roles[q]?.name).join(', ')} ${behind.length === 1 ? 'has' : 'have'} not committed it)`;
     },
     execute(ctx) {
       const n = arg(ctx, 0);
@@ -113,18 +118,39 @@ export function landTma(m: Machine, s: MachineState, i: number): void {
   completeIfDone(m, s, t.barrier);
 }
 
-/** The async unit action: the oldest outstanding group of role r retires; its reads are complete. */
+/**
+ * The async unit action: the oldest outstanding group of role r retires; its reads are complete.
+ * A wgmma group of warpgroup partners retires in each of them (r is the first partner).
+ */
 export function retireGroup(m: Machine, s: MachineState, r: number, u: Unit): void {
-  const rs = s.roles[r];
-  const g = rs ? groups(rs, u).find((x) => !x.retired) : undefined;
-  if (!g) return;
-  g.retired = true;
+  const members = u === 'mma' ? (m.mmaPartners[r] ?? [r]) : [r];
   s.asyncDone += 1;
-  for (const slot of g.slots) doRead(m, s, slot, u === 'mma' ? READ_WGMMA : READ_STORE, r, g.know);
+  const retired: AsyncGroup[] = [];
+  for (const q of members) {
+    const rs = s.roles[q];
+    const g = rs ? groups(rs, u).find((x) => !x.retired) : undefined;
+    if (!g) continue;
+    g.retired = true;
+    for (const slot of g.slots) doRead(m, s, slot, u === 'mma' ? READ_WGMMA : READ_STORE, q, g.know);
+    retired.push(g);
+  }
+  // one operation: a partner's wait acquires the completion of every partner's reads
+  if (retired.length > 1) {
+    const all = emptyKnowledge(eventWords(m));
+    for (const g of retired) orInto(all, g.know);
+    for (const g of retired) g.know = all.slice();
+  }
 }
 
-export function hasOutstanding(rs: RoleState, u: Unit): boolean {
-  return groups(rs, u).some((g) => !g.retired);
+export function hasOutstanding(rs: RoleState | undefined, u: Unit): boolean {
+  return rs !== undefined && groups(rs, u).some((g) => !g.retired);
+}
+
+/** Whether the unit of role r can retire a group: it has one, and for a warpgroup's wgmma r is its first role and every partner has one too. */
+export function canRetire(m: Machine, s: MachineState, r: number, u: Unit): boolean {
+  if (u === 'store') return hasOutstanding(s.roles[r], u);
+  const members = m.mmaPartners[r] ?? [r];
+  return members[0] === r && members.every((q) => hasOutstanding(s.roles[q], u));
 }
 
 export const asyncRules = {

@@ -84,6 +84,11 @@ export interface Machine {
   /** Barriers of a resource some op gives transaction bytes (a TMA's barrier, expect_tx): "full" barriers. */
   readonly txBarriers: readonly boolean[];
   readonly literal: boolean;
+  /**
+   * Per role, the roles whose wgmma groups retire with its own (the program's `warpgroups`; the
+   * role alone when it is in none), in role order: the first is the one whose unit acts.
+   */
+  readonly mmaPartners: readonly (readonly number[])[];
   /** The access events the happens-before state tracks, and their bit ids. */
   readonly events: EventTable;
 }
@@ -255,8 +260,20 @@ export function compileMachine(program: Program, options: MachineOptions = {}): 
     namedUsed,
     txBarriers,
     literal: options.literal ?? false,
+    mmaPartners: partnersOf(program),
     events: trackEvents(program, resources, arefSlots + bufferSlots, (res, i) => (res.space === 'aref' ? res.base + i : arefSlots + res.base + i)),
   };
+}
+
+/** Each role's warpgroup partners (itself included, in role order). */
+function partnersOf(program: Program): number[][] {
+  const index = new Map(program.roles.map((r, i) => [r.name, i]));
+  const out = program.roles.map((_, i) => [i]);
+  for (const wg of program.warpgroups ?? []) {
+    const members = wg.map((n) => index.get(n)).filter((i): i is number => i !== undefined).sort((a, b) => a - b);
+    for (const r of members) out[r] = members;
+  }
+  return out;
 }
 
 /** Operands of an op: refs in a fixed order per kind, then expression arguments. */

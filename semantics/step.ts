@@ -3,7 +3,7 @@
 // the async units move on their own: a TMA copy lands, a wgmma or TMA-store group retires.
 import type { OpKind } from '../src/ir/program.ts';
 import { arefRules } from './aref.ts';
-import { asyncRules, hasOutstanding, landTma, retireGroup } from './async.ts';
+import { asyncRules, canRetire, hasOutstanding, landTma, retireGroup } from './async.ts';
 import type { OpCtx, OpInstr, OpRules } from './context.ts';
 import type { Instr, Machine } from './machine.ts';
 import { mbarrierRules } from './mbarrier.ts';
@@ -59,10 +59,8 @@ export function enabledActions(m: Machine, s: MachineState, out: Action[] = []):
   }
   for (let i = 0; i < s.tma.length; i++) out.push({ kind: 'land', index: i });
   for (let r = 0; r < s.roles.length; r++) {
-    const rs = s.roles[r];
-    if (!rs) continue;
-    if (hasOutstanding(rs, 'mma')) out.push({ kind: 'retire', role: r, unit: 'mma' });
-    if (hasOutstanding(rs, 'store')) out.push({ kind: 'retire', role: r, unit: 'store' });
+    if (canRetire(m, s, r, 'mma')) out.push({ kind: 'retire', role: r, unit: 'mma' });
+    if (canRetire(m, s, r, 'store')) out.push({ kind: 'retire', role: r, unit: 'store' });
   }
   return out;
 }

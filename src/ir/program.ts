@@ -138,6 +138,12 @@ export interface Program {
    * PTX) numbers CTA c's barriers 16c.. and uses 16C for the cluster barrier.
    */
   readonly namedBarriers?: number;
+  /**
+   * Roles whose wgmma operations are those of one warpgroup (its warps lifted to different roles,
+   * as when warp 0 also issues the copies): wgmma.mma_async is one operation of the 4 warps, so a
+   * group retires in every role of the set at once, and only once each has committed it.
+   */
+  readonly warpgroups?: readonly (readonly string[])[];
   /** Where the program came from (file name), for messages. */
   readonly source?: string;
 }

@@ -248,6 +248,14 @@ export function programFromJson(text: string, file: string): Program {
   };
   const named = f.optional('namedBarriers');
   if (named !== undefined) (program as { namedBarriers?: number }).namedBarriers = int(named, 'the number of named barriers');
+  const warpgroups = f.optional('warpgroups');
+  if (warpgroups !== undefined) {
+    (program as { warpgroups?: readonly (readonly string[])[] }).warpgroups = list(warpgroups, 'the warpgroups', (wg) => {
+      const names = list(wg, 'a warpgroup (a list of role names)', (n) => str(n, 'a role name'));
+      recordFieldLoc(names, 'roles', wg.loc);
+      return names;
+    });
+  }
   f.optional('source'); // written by JSON.stringify of an IR value; the file name wins
   f.done();
   return program;

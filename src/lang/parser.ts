@@ -9,7 +9,7 @@ import { recordFieldLoc } from './positions.ts';
 import { RESERVED, suggest } from './syntax.ts';
 import { TokenStream } from './token-stream.ts';
 
-const DECLARATIONS = ['param', 'aref', 'mbarrier', 'buffer', 'role'];
+const DECLARATIONS = ['param', 'aref', 'mbarrier', 'buffer', 'named', 'warpgroup', 'role'];
 
 /** Parse .aref text into a Program (syntax only: call validateProgram, or use parseArefFile). */
 export function parseAref(text: string, file: string): Program {
@@ -18,6 +18,7 @@ export function parseAref(text: string, file: string): Program {
   const resources: Resource[] = [];
   const roles: Role[] = [];
   let namedBarriers: { value: number } | undefined;
+  const warpgroups: string[][] = [];
   for (;;) {
     const t = ts.peek();
     if (t.kind === 'eof') break;
@@ -28,15 +29,36 @@ export function parseAref(text: string, file: string): Program {
     if (t.kind === 'indent') throw new InputError('unexpected indentation: declarations and roles start at column 1', t.loc);
     if (t.kind === 'name' && t.text === 'param') params.push(parseParam(ts));
     else if (t.kind === 'name' && t.text === 'named') namedBarriers = parseNamedBarriers(ts, namedBarriers);
+    else if (t.kind === 'name' && t.text === 'warpgroup') warpgroups.push(parseWarpgroup(ts));
     else if (t.kind === 'name' && t.text === 'role') roles.push(parseRole(ts));
     else if (t.kind === 'name' && (t.text === 'aref' || t.text === 'mbarrier' || t.text === 'buffer')) resources.push(parseResource(ts));
     else if (t.kind === 'name' && isOpKeyword(t.text)) throw new InputError(`operation '${t.text}' outside a role: put it in the body of a role`, t.loc);
     else {
       const hint = t.kind === 'name' ? suggest(t.text, DECLARATIONS) : '';
-      throw ts.error(`a declaration (param, aref, mbarrier, buffer) or a role${hint}`);
+      throw ts.error(`a declaration (param, aref, mbarrier, buffer, named barriers, warpgroup) or a role${hint}`);
     }
   }
-  return { params, resources, roles, source: file, ...(namedBarriers === undefined ? {} : { namedBarriers: namedBarriers.value }) };
+  return {
+    params,
+    resources,
+    roles,
+    source: file,
+    ...(namedBarriers === undefined ? {} : { namedBarriers: namedBarriers.value }),
+    ...(warpgroups.length === 0 ? {} : { warpgroups }),
+  };
+}
+
+/** `warpgroup R1, R2, …`: the wgmma operations of these roles are those of one warpgroup. */
+function parseWarpgroup(ts: TokenStream): string[] {
+  const kw = ts.next();
+  const names = [parseName(ts, 'a role name after warpgroup').text];
+  while (ts.isText(',')) {
+    ts.next();
+    names.push(parseName(ts, 'a role name').text);
+  }
+  endOfLine(ts, 'the warpgroup');
+  recordFieldLoc(names, 'roles', kw.loc);
+  return names;
 }
 
 /** `named barriers N`: the program's named barrier ids are 0..N-1 (a cluster's CTAs each have 16). */

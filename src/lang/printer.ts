@@ -139,6 +139,7 @@ export function printProgram(p: Program): string {
   if (p.params.length > 0) sections.push(p.params.map((x) => `param ${x.name} = ${x.value}`));
   if (p.namedBarriers !== undefined) sections.push([`named barriers ${p.namedBarriers}`]);
   if (p.resources.length > 0) sections.push(p.resources.map(printResource));
+  if (p.warpgroups !== undefined && p.warpgroups.length > 0) sections.push(p.warpgroups.map((wg) => `warpgroup ${wg.join(', ')}`));
   for (const role of p.roles) {
     const out: string[] = [];
     printRole(role, out);

@@ -110,7 +110,27 @@ function checkDeclarations(p: Program, fileLoc: Loc): Declared {
     warps += role.warps;
     if (warps > most) throw new InputError(`the roles have ${warps} warps in all, more than ${holder}`, fieldLocOf(role, 'warps') ?? role.loc);
   }
+  checkWarpgroups(p, fileLoc);
   return { params, resources, names };
+}
+
+/** `warpgroup R1, R2, …`: at least two distinct roles, each in one warpgroup, 4 warps at most in all. */
+function checkWarpgroups(p: Program, fileLoc: Loc): void {
+  const roles = new Map(p.roles.map((r) => [r.name, r]));
+  const seen = new Set<string>();
+  for (const wg of p.warpgroups ?? []) {
+    const loc = fieldLocOf(wg, 'roles') ?? fileLoc;
+    if (wg.length < 2) throw new InputError(`a warpgroup joins at least two roles, found ${wg.length}`, loc);
+    let warps = 0;
+    for (const name of wg) {
+      const role = roles.get(name);
+      if (!role) throw new InputError(`warpgroup: '${name}' is not a role${suggest(name, [...roles.keys()])}`, loc);
+      if (seen.has(name)) throw new InputError(`warpgroup: role '${name}' is in more than one warpgroup (or twice in one)`, loc);
+      seen.add(name);
+      warps += role.warps;
+    }
+    if (warps > 4) throw new InputError(`warpgroup ${wg.join(', ')}: its roles have ${warps} warps, a warpgroup has 4`, loc);
+  }
 }
 
 // ---- names and kinds (static) -------------------------------------------------------------

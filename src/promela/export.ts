@@ -139,18 +139,31 @@ if :: !bValid[s_y] -> viol = PROTOCOL :: else -> bTx[s_y] = bTx[s_y] - s_n; comp
     for (const unit of ['mma', 'store'] as const) {
       const cap = unit === 'mma' ? l.mmaGroups : l.storeGroups;
       if (cap === 0) continue;
+      // a warpgroup's wgmma groups retire together, from its first role (async.ts retireGroup)
+      const members = unit === 'mma' ? (m.mmaPartners[r] ?? [r]) : [r];
+      if (members[0] !== r) continue;
       const G = unit === 'mma' ? 'GM' : 'GS';
       const holder = unit === 'mma' ? 'H_MMA' : 'H_STORE';
-      options.push(
-        dstep(
-          `viol == 0 && ${outstanding(unit, r, cap)} > 0`,
-          `s_g = 0;
-do :: s_g < ${unit}N[${r}] && ${unit}Ret[${r}*${G} + s_g] -> s_g++ :: else -> break od;
-${unit}Ret[${r}*${G} + s_g] = 1;
+      const retire = (q: number): string => `s_g = 0;
+do :: s_g < ${unit}N[${q}] && ${unit}Ret[${q}*${G} + s_g] -> s_g++ :: else -> break od;
+${unit}Ret[${q}*${G} + s_g] = 1;
 s_j = 0;
-do :: s_j < S -> if :: ${unit}Sl[(${r}*${G} + s_g)*S + s_j] -> doRead(s_j, ${unit === 'mma' ? 'WGMMA' : 'STORE'}, ${r}, ${holder}(${r}, s_g)) :: else -> skip fi; s_j++ :: else -> break od`,
-        ),
-      );
+do :: s_j < S -> if :: ${unit}Sl[(${q}*${G} + s_g)*S + s_j] -> doRead(s_j, ${unit === 'mma' ? 'WGMMA' : 'STORE'}, ${q}, ${holder}(${q}, s_g)) :: else -> skip fi; s_j++ :: else -> break od`;
+      // the group just retired is the last of the retired prefix
+      const lastRetired = (q: number, v: string): string => `${v} = 0;
+do :: ${v} < ${unit}N[${q}] && ${unit}Ret[${q}*${G} + ${v}] -> ${v}++ :: else -> break od;
+${v} = ${v} - 1`;
+      const share =
+        members.length < 2
+          ? []
+          : [
+              lastRetired(r, 's_c'),
+              ...members.slice(1).map((q) => `${lastRetired(q, 's_g')};
+orInto(${holder}(${r}, s_c), ${holder}(${q}, s_g))`),
+              ...members.slice(1).map((q) => `${lastRetired(q, 's_g')};
+copyHolder(${holder}(${q}, s_g), ${holder}(${r}, s_c))`),
+            ];
+      options.push(dstep(`viol == 0 && ${members.map((q) => `${outstanding(unit, q, cap)} > 0`).join(' && ')}`, [...members.map(retire), ...share].join(';\n')));
     }
   }
   if (options.length === 0) return '';

@@ -40,8 +40,15 @@ const files = [
   ...readdirSync(join(ROOT, 'examples/gallery')).filter((f) => f.endsWith('.aref')).map((f) => `examples/gallery/${f}`),
   'test/fixtures/programs/por-future-copy.aref',
   'test/fixtures/programs/fence-two-slots.aref',
+  'test/fixtures/programs/warpgroup-shared-mma.aref',
+  'test/fixtures/programs/warpgroup-missing-mma.aref',
 ];
 const cases: Case[] = files.flatMap((f) => atLevels('gallery', f, parseProgramText(readFileSync(join(ROOT, f), 'utf8'), f)));
+{
+  // the same warpgroup with each role retiring alone (a race)
+  const { warpgroups: _, ...alone } = parseProgramText(readFileSync(join(ROOT, 'test/fixtures/programs/warpgroup-shared-mma.aref'), 'utf8'), 'warpgroup-shared-mma.aref');
+  cases.push({ group: 'gallery', name: 'warpgroup-shared-mma.aref without its warpgroup line', program: alone, level: 'mbarrier' });
+}
 for (const level of ['aref', 'mbarrier'] as const)
   for (let depth = 1; depth <= 4; depth++)
     for (let pending = 0; pending <= 2; pending++)

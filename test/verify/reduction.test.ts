@@ -54,6 +54,8 @@ function expectReplays(c: Case, report: Report): void {
 const fileCases: Case[] = [
   ...readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.aref')).map((f) => `examples/${f}`),
   ...readdirSync(join(ROOT, 'examples/gallery')).filter((f) => f.endsWith('.aref')).map((f) => `examples/gallery/${f}`),
+  'test/fixtures/programs/warpgroup-shared-mma.aref',
+  'test/fixtures/programs/warpgroup-missing-mma.aref',
 ].flatMap((f) => {
   const program = parseProgramText(readFileSync(join(ROOT, f), 'utf8'), f);
   const levels: Level[] = programLevel(program) === 'aref' ? ['aref', 'mbarrier'] : ['mbarrier'];

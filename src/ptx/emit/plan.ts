@@ -42,6 +42,8 @@ export interface KernelPlan {
 export const MAX_CONSUMERS = 7;
 
 export function planKernel(program: Program): KernelPlan {
+  // each role gets a warpgroup of its own: roles sharing one wgmma would not be what the model checked
+  if ((program.warpgroups ?? []).length > 0) throw new InputError(`emit: each role runs in its own warpgroup; the Program joins roles into one (warpgroup ${program.warpgroups?.[0]?.join(', ')})`);
   forEachOp(program, (op, role, loc) => {
     if (OP_FAMILY[op.kind] === 'aref') {
       throw new InputError(`role ${role.name}: '${op.kind}' is an aref-level op; emit needs an mbarrier-level Program (lower it first)`, loc);

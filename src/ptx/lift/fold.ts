@@ -245,8 +245,14 @@ export type RoleNamer = (warps: readonly number[], lines: readonly number[]) => 
 
 const defaultNamer: RoleNamer = (warps) => roleName(warps);
 
+/** A role and the warps folded into it. */
+export interface FoldedRole {
+  readonly role: Role;
+  readonly warps: readonly number[];
+}
+
 /** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
-export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0): Role[] {
+export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0): FoldedRole[] {
   const groups = new Map<string, { warp: number; ops: readonly WarpOp[] }[]>();
   for (const w of warps) {
     if (w.ops.length === 0) continue;
@@ -255,25 +261,21 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     g.push(w);
     groups.set(key, g);
   }
-  const roles: { first: number; role: Role }[] = [];
+  const roles: { first: number; role: Role; warps: number[] }[] = [];
   for (const g of groups.values()) {
     const body = g.length > 1 ? foldGroup(g) : undefined;
     if (body) {
       const ws = g.map((x) => x.warp);
-      roles.push({ first: Math.min(...ws), role: { name: namer(ws, linesOf(body)), warps: g.length, body } });
+      roles.push({ first: Math.min(...ws), role: { name: namer(ws, linesOf(body)), warps: g.length, body }, warps: ws });
     } else {
-      for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.ops.map((o) => o.loc.line)), warps: 1, body: toStmts(w.ops) } });
+      for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.ops.map((o) => o.loc.line)), warps: 1, body: toStmts(w.ops) }, warps: [w.warp] });
     }
   }
   // a kernel with no synchronization at all is still a program: one empty role
-  if (roles.length === 0) roles.push({ first: 0, role: { name: namer([0], []), warps: 1, body: [] } });
-  const sorted = roles.sort((a, b) => a.first - b.first).map((r) => r.role);
+  if (roles.length === 0) roles.push({ first: 0, role: { name: namer([0], []), warps: 1, body: [] }, warps: [0] });
+  const sorted = roles.sort((a, b) => a.first - b.first);
   // names must be unique: a role split into warps gets the warp in its name
   const seen = new Map<string, number>();
-  for (const r of sorted) seen.set(r.name, (seen.get(r.name) ?? 0) + 1);
-  return sorted.map((r, i) => {
-    if ((seen.get(r.name) ?? 0) <= 1) return r;
-    const first = roles[i]?.first ?? i;
-    return { ...r, name: `${r.name}_${roleName([first])}` };
-  });
+  for (const r of sorted) seen.set(r.role.name, (seen.get(r.role.name) ?? 0) + 1);
+  return sorted.map((r) => ({ role: (seen.get(r.role.name) ?? 0) <= 1 ? r.role : { ...r.role, name: `${r.role.name}_${roleName([r.first])}` }, warps: r.warps }));
 }

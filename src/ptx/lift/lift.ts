@@ -17,6 +17,7 @@ import { hoistPrologue } from './prologue.ts';
 import { buildResources } from './resources.ts';
 import { layoutSharedMemory, type SmemLayout } from './smem-layout.ts';
 import { sizeTensorCopies, type SizedMap } from './tma-bytes.ts';
+import { warpgroupsOf } from './warpgroups.ts';
 import { warpOps } from './warp-ops.ts';
 
 export interface LiftOptions {
@@ -192,7 +193,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     const cta = trace.ctaOf[ws[0] ?? 0] ?? 0;
     return ctas > 1 ? `${roleName(local)}_cta${cta}` : roleName(local);
   };
-  const roles = foldWarps(perWarp, (warps, lines) => {
+  const folded = foldWarps(perWarp, (warps, lines) => {
     const hinted = hintedRole(hints, lines);
     const cta = trace.ctaOf[warps[0] ?? 0] ?? 0;
     return hinted !== undefined ? (ctas > 1 ? `${hinted}_cta${cta}` : hinted) : label(warps);
@@ -212,7 +213,8 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     const v = given.get(p.name);
     if (v !== undefined && p.elements === undefined) params.push({ name: fresh(identifier(p.name), 'param'), value: Number(BigInt.asIntN(32, v)) });
   });
-  const named = roles.map((r) => ({ ...r, name: fresh(r.name, 'role') }));
+  const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') }));
+  const warpgroups = warpgroupsOf(folded, named.map((r) => r.name), nw, (w) => trace.ctaOf[w] ?? 0);
   const facts: LiftFacts = {
     launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) })),
     grid: trace.grid,
@@ -223,7 +225,14 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     ...(trace.run.forced > 0 ? { forcedWaits: trace.run.forced } : {}),
     ...(trace.run.complete ? {} : { truncated: true as const }),
   };
-  const program: Program = { params, resources: res.resources, roles: named, source: module.file, ...(res.namedBarriers > 16 ? { namedBarriers: res.namedBarriers } : {}) };
+  const program: Program = {
+    params,
+    resources: res.resources,
+    roles: named,
+    source: module.file,
+    ...(res.namedBarriers > 16 ? { namedBarriers: res.namedBarriers } : {}),
+    ...(warpgroups.length > 0 ? { warpgroups } : {}),
+  };
   // the result must be a valid Program: a value out of range (an init count of 0, say) is the
   // PTX's problem, reported with the PTX position of the operation
   return { program: validateProgram(program), facts };
