@@ -106,6 +106,14 @@ describe('structural: the emitted sync skeleton is the Program, per role, for co
     const wrong = expectedRole(program, 0, 'stream', true).map((t) => t.replace(/^wait A_empty\[0\] 1$/, 'wait A_empty[0] 0'));
     expect(got).not.toEqual(wrong);
   });
+
+  it('refuses a program whose roles share one warpgroup (each emitted role gets its own)', () => {
+    const options: EmitOptions = { kernel: 'stream' };
+    const program = pipelineForKernel({ depth: 2, pending: 0, consumers: 1, iterations: 4 }, options);
+    expect(() => emitPtx(program, options)).not.toThrow();
+    const joined: Program = { ...program, warpgroups: [program.roles.map((r) => r.name)] };
+    expect(() => emitPtx(joined, options)).toThrow(/each role runs in its own warpgroup; the Program joins roles into one/);
+  });
 });
 
 describe('expressions compile to the values evalExpr gives', () => {
