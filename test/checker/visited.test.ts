@@ -55,6 +55,22 @@ describe('visited table + arena', () => {
     );
   });
 
+  it('stores states of any size in its chunks: larger than a chunk, and filling chunks unevenly', () => {
+    const budget = new ByteBudget(Number.POSITIVE_INFINITY);
+    const arena = new StateArena(budget);
+    const sizes = [1, 1500, 3, 700, 700, 5000, 2, 9000, 1023, 1025, 4096];
+    const states = sizes.map((n, i) => Int32Array.from({ length: n }, (_, j) => i * 100_000 + j));
+    states.forEach((w, i) => expect(arena.append(w, i - 1, i)).toBe(i));
+    states.forEach((w, i) => {
+      expect(arena.view(i)).toEqual(w);
+      expect(arena.equals(i, w)).toBe(true);
+      expect(arena.equals(i, w.subarray(1))).toBe(false);
+    });
+    // no copy on growth: what the chunks hold is about what was stored (each chunk wastes at most one state's room)
+    const stored = sizes.reduce((a, b) => a + b, 0);
+    expect(budget.used).toBeLessThan(4 * (3 * stored) + 20 * 256);
+  });
+
   it('does not store a new state when it may not, but still finds old ones', () => {
     const budget = new ByteBudget(Number.POSITIVE_INFINITY);
     const arena = new StateArena(budget);
