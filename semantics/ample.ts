@@ -49,6 +49,17 @@ export class AmpleSets {
   }
 }
 
+/** One zeroed scratch array per object space, reused by every closure (they run one at a time). */
+const scratch = new WeakMap<ObjectSpace, Uint8Array>();
+function marksFor(o: ObjectSpace): Uint8Array {
+  let m = scratch.get(o);
+  if (!m) {
+    m = new Uint8Array(o.count);
+    scratch.set(o, m);
+  }
+  return m;
+}
+
 const rank = (a: Action): number => (a.kind === 'land' ? 0 : a.kind === 'retire' ? 1 : 2);
 
 /** Process ids: roles 0..R-1, units R + 2r + (store), copies R + 2R + i. */
@@ -61,6 +72,8 @@ class Closure {
   private readonly s: MachineState;
   /** each process's touch in this state, computed once for all seeds */
   private readonly touches: (Touch | undefined)[] = [];
+  /** scratch over the object space (all zero between uses) */
+  private readonly marks: Uint8Array;
 
   constructor(m: Machine, o: ObjectSpace, futures: Futures, s: MachineState, actions: readonly Action[]) {
     this.m = m;
@@ -69,6 +82,7 @@ class Closure {
     this.s = s;
     this.R = m.roles.length;
     this.actionOf = new Int32Array(3 * this.R + s.tma.length).fill(-1);
+    this.marks = marksFor(o);
     actions.forEach((a, i) => {
       this.actionOf[this.processOf(a)] = i;
     });
@@ -187,17 +201,23 @@ class Closure {
       if (q === selfRole || !qs) continue;
       if (qs.pc < (m.roles[q]?.code.length ?? 0) && this.futures.conflicts(q, qs.pc, touch)) add(q);
     }
-    // units and copies in flight: their next actions are known in this state
-    for (let p = this.R; p < this.actionOf.length; p++) if (p !== selfProcess && clash(touch, this.touchOf(p) as Plain)) add(p);
+    // units and copies in flight: their next actions are known in this state. Mark what `touch`
+    // touches once, then test each process's touch against the marks (linear, not pairwise)
+    const marks = this.marks;
+    for (const x of touch.reads) marks[x] = 1;
+    for (const x of touch.writes) marks[x] = 2;
+    for (let p = this.R; p < this.actionOf.length; p++) if (p !== selfProcess && clashesWithMarks(marks, this.touchOf(p) as Plain)) add(p);
+    for (const x of touch.reads) marks[x] = 0;
+    for (const x of touch.writes) marks[x] = 0;
   }
 }
 
 type Plain = Exclude<Touch, typeof GLOBAL>;
 
-/** One writes what the other reads or writes. */
-function clash(a: Plain, b: Plain): boolean {
-  for (const x of a.writes) if (b.writes.includes(x) || b.reads.includes(x)) return true;
-  for (const x of a.reads) if (b.writes.includes(x)) return true;
+/** Whether touch b conflicts with the marked touch (1: read, 2: written): one writes what the other touches. */
+function clashesWithMarks(marks: Uint8Array, b: Plain): boolean {
+  for (const x of b.writes) if (marks[x] !== 0) return true;
+  for (const x of b.reads) if (marks[x] === 2) return true;
   return false;
 }
 
