@@ -11,9 +11,11 @@
 // when an action of the set leads to a violation (visibility), and uses the reduction only where
 // the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
 import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, type ObjectSpace, type Touch } from './footprint.ts';
+import type { OpInstr } from './context.ts';
+import { Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
 import type { MachineState } from './state.ts';
-import { currentOp, type Action } from './step.ts';
+import { currentOp, RULES, type Action } from './step.ts';
 
 const UNITS = ['mma', 'store'] as const;
 type Unit = (typeof UNITS)[number];
@@ -22,11 +24,13 @@ export class AmpleSets {
   private readonly m: Machine;
   private readonly o: ObjectSpace;
   private readonly futures: Futures;
+  private readonly horizons: Horizons;
 
   constructor(m: Machine) {
     this.m = m;
     this.o = objectSpace(m);
     this.futures = new Futures(m, this.o);
+    this.horizons = new Horizons(m, this.o);
   }
 
   /**
@@ -35,7 +39,7 @@ export class AmpleSets {
    */
   choose(s: MachineState, actions: readonly Action[]): number[] | undefined {
     if (actions.length <= 1 || s.violation) return undefined;
-    const ctx = new Closure(this.m, this.o, this.futures, s, actions);
+    const ctx = new Closure(this.m, this.o, this.futures, this.horizons, s, actions);
     let best: number[] | undefined;
     // seeds: copies first (they are the bulk of the interleavings), then units, then roles
     const order = actions.map((_, i) => i).sort((x, y) => rank(actions[x]!) - rank(actions[y]!));
@@ -69,16 +73,18 @@ class Closure {
   private readonly m: Machine;
   private readonly o: ObjectSpace;
   private readonly futures: Futures;
+  private readonly horizons: Horizons;
   private readonly s: MachineState;
   /** each process's touch in this state, computed once for all seeds */
   private readonly touches: (Touch | undefined)[] = [];
   /** scratch over the object space (all zero between uses) */
   private readonly marks: Uint8Array;
 
-  constructor(m: Machine, o: ObjectSpace, futures: Futures, s: MachineState, actions: readonly Action[]) {
+  constructor(m: Machine, o: ObjectSpace, futures: Futures, horizons: Horizons, s: MachineState, actions: readonly Action[]) {
     this.m = m;
     this.o = o;
     this.futures = futures;
+    this.horizons = horizons;
     this.s = s;
     this.R = m.roles.length;
     this.actionOf = new Int32Array(3 * this.R + s.tma.length).fill(-1);
@@ -127,7 +133,23 @@ class Closure {
     return touch;
   }
 
-  /** The enabled actions of the closure of `seed`, or undefined when it must be every action. */
+  /**
+   * Where a role whose future conflicts goes while it is blocked (set during a closure): such a
+   * role is added only if some process that could unblock it is outside the set (see `from`).
+   */
+  private deferring: ((q: number) => void) | undefined;
+  /** the processes of the closure being built (a role outside it is bounded by its horizon) */
+  private inSet: Uint8Array = new Uint8Array(0);
+  /** per blocked role, the processes that could unblock it (undefined: unknown); per closure */
+  private readonly enablers = new Map<number, readonly number[] | undefined>();
+
+  /**
+   * The enabled actions of the closure of `seed`, or undefined when it must be every action.
+   * A role whose future conflicts with the set but which is blocked now, and can be unblocked only
+   * by processes already in the set, cannot move before an action of the set does: it is left
+   * out (Godefroid's stubborn sets: a disabled process needs only its enablers). Once the rest of
+   * the closure is done, every such role whose enablers are not all in the set is added after all.
+   */
   from(seed: Action): number[] | undefined {
     const inSet = new Uint8Array(this.actionOf.length);
     const stack = [this.processOf(seed)];
@@ -137,15 +159,94 @@ class Closure {
       inSet[p] = 1;
       stack.push(p);
     };
-    const out: number[] = [];
-    while (stack.length > 0) {
-      const p = stack.pop()!;
-      const enabled = this.actionOf[p]!;
-      if (enabled >= 0) out.push(enabled);
-      const ok = p < this.R ? this.role(p, enabled >= 0, add) : p < 3 * this.R ? this.unit(p, enabled >= 0, add) : this.copy(p, add);
-      if (!ok) return undefined;
+    this.inSet = inSet;
+    this.enablers.clear(); // they depend on the set (through horizons)
+    const deferred: number[] = [];
+    const isDeferred = new Uint8Array(this.R);
+    this.deferring = (q) => {
+      if (inSet[q] || isDeferred[q]) return;
+      isDeferred[q] = 1;
+      deferred.push(q);
+    };
+    try {
+      const out: number[] = [];
+      for (;;) {
+        while (stack.length > 0) {
+          const p = stack.pop()!;
+          const enabled = this.actionOf[p]!;
+          if (enabled >= 0) out.push(enabled);
+          const ok = p < this.R ? this.role(p, enabled >= 0, add) : p < 3 * this.R ? this.unit(p, enabled >= 0, add) : this.copy(p, add);
+          if (!ok) return undefined;
+        }
+        for (const q of deferred) if (!inSet[q] && !this.onlyUnblockedBy(q, inSet)) add(q);
+        if (stack.length === 0) return out;
+      }
+    } finally {
+      this.deferring = undefined;
     }
-    return out;
+  }
+
+  /**
+   * The position of the first wait in role q's straight-line code from its pc that q cannot pass
+   * on any path of actions outside the set: blocked now, on a barrier that no process outside the
+   * set may change and that q does not change before it (its blocked state then stays; the
+   * waiter's knowledge of the barrier can only grow, so a wait that does not miss now never will).
+   * Undefined when there is none: q's whole future counts.
+   */
+  private horizon(q: number): number | undefined {
+    const { m, s } = this;
+    const rs = s.roles[q];
+    if (!rs) return undefined;
+    const pc = rs.pc;
+    const end = this.horizons.straightEnd(q, pc);
+    const waits = this.horizons.waits[q]!;
+    let k = 0;
+    while (k < waits.length && waits[k]! < pc) k++;
+    for (; k < waits.length && waits[k]! < end; k++) {
+      const i = waits[k]!;
+      const instr = m.roles[q]?.code[i];
+      if (instr?.kind !== 'op') continue;
+      const ref = instr.refs[0];
+      let index: number;
+      try {
+        index = ref?.index(rs.vars) ?? -1;
+      } catch {
+        continue;
+      }
+      if (!ref || !Number.isInteger(index) || index < 0 || index >= ref.res.size) continue;
+      const b = ref.res.base + index;
+      if (!this.frozen(q, b, pc, i)) continue;
+      if (RULES.wait.isBlocked?.({ m, s, r: q, instr: instr as OpInstr }) === true) return i;
+    }
+    return undefined;
+  }
+
+  /** Whether barrier b stays as it is on paths outside the set until role q reaches position `until`. */
+  private frozen(q: number, b: number, from: number, until: number): boolean {
+    const { m, s, inSet } = this;
+    const x = barrierObject(this.o, b);
+    if (this.horizons.writesIn(q, x, from, until)) return false;
+    for (let p = 0; p < this.R; p++) {
+      if (p === q || inSet[p]) continue;
+      const ps = s.roles[p];
+      if (ps && ps.pc < (m.roles[p]?.code.length ?? 0) && this.futures.writes(p, ps.pc, x)) return false;
+    }
+    for (let i = 0; i < s.tma.length; i++) if (s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) return false;
+    return true;
+  }
+
+  /** Whether every process that could unblock blocked role q is in the set. */
+  private onlyUnblockedBy(q: number, inSet: Uint8Array): boolean {
+    let enablers = this.enablers.get(q);
+    if (!this.enablers.has(q)) {
+      const saved = this.deferring;
+      this.deferring = undefined;
+      const found: number[] = [];
+      enablers = this.role(q, false, (p) => void found.push(p)) ? found : undefined;
+      this.deferring = saved;
+      this.enablers.set(q, enablers);
+    }
+    return enablers !== undefined && enablers.every((p) => inSet[p] === 1);
   }
 
   private role(r: number, enabled: boolean, add: (p: number) => void): boolean {
@@ -199,7 +300,13 @@ class Closure {
     for (let q = 0; q < this.R; q++) {
       const qs = s.roles[q];
       if (q === selfRole || !qs) continue;
-      if (qs.pc < (m.roles[q]?.code.length ?? 0) && this.futures.conflicts(q, qs.pc, touch)) add(q);
+      if (qs.pc < (m.roles[q]?.code.length ?? 0) && this.futures.conflicts(q, qs.pc, touch)) {
+        // what q can do before it blocks at a wait only the set can release
+        const h = this.horizon(q);
+        if (h !== undefined && !this.horizons.conflictsIn(q, qs.pc, h, touch)) continue;
+        if (this.deferring !== undefined && this.actionOf[q]! < 0) this.deferring(q);
+        else add(q);
+      }
     }
     // units and copies in flight: their next actions are known in this state. Mark what `touch`
     // touches once, then test each process's touch against the marks (linear, not pairwise)

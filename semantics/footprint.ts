@@ -246,6 +246,15 @@ export class Futures {
     });
   }
 
+  /** Whether role r's future from pc may write object x. */
+  writes(r: number, pc: number, x: number): boolean {
+    const sets = this.sets[r];
+    if (!sets) return false;
+    const w = this.words;
+    const row = Math.min(pc, sets.length / (2 * w) - 1) * 2 * w;
+    return ((sets[row + w + (x >>> 5)]! >>> (x & 31)) & 1) === 1;
+  }
+
   /** Whether role r's future from pc conflicts with a transition touching `t`. */
   conflicts(r: number, pc: number, t: Exclude<Touch, typeof GLOBAL>): boolean {
     const sets = this.sets[r];
