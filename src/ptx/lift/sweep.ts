@@ -25,6 +25,8 @@ const LADDER = [2n, 3n, 4n, 6n, 8n, 12n, 16n, 24n, 32n, 48n, 64n, 96n, 128n, 192
 const PROBE_STEPS = 4_000_000;
 /** A swept run may record this many events (the model grows with them). */
 const MAX_EVENTS = 6_000;
+/** Ladder steps a balanced point may raise its other value by. */
+const BALANCE_STEPS = 8;
 /** Rounds of raising one more value on top of the last one chosen. */
 const MAX_ROUNDS = 3;
 /** Phases waited on every barrier that grew (by the warp that waits most on it): each ring wrapped, both parities waited. */
@@ -93,15 +95,9 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   const points: LaunchPoint[] = [{ label: 'defaults', ...programOfTrace(module, base, options) }];
   if (!sweep) return points;
   let cur: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } = { values: given, run: measure(base), depth: 0 };
-  const seen = new Set<string>([JSON.stringify(points[0]?.program.roles)]);
-  /** Lift the run as one more point, unless it gives a program already in the sweep. */
-  const addPoint = (run: Probe, label: string): void => {
-    const lifted = programOfTrace(module, run.trace, options);
-    const id = JSON.stringify(lifted.program.roles);
-    if (seen.has(id)) return;
-    seen.add(id);
-    points.push({ label, ...lifted });
-  };
+  const baseRun = cur.run;
+  // the points chosen, lifted at the end (a cheaper balanced point may replace the costly ones)
+  const chosen: { run: Probe; values: ReadonlyMap<string, bigint> }[] = [];
   const labelOf = (values: ReadonlyMap<string, bigint>): string =>
     [...values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
   // greedy and bounded: raise each open value alone on top of the current assignment; keep the
@@ -127,23 +123,92 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
       if (!next || best.depth > next.depth || (best.depth === next.depth && best.run.events < next.run.events)) next = { values, run: best.run, depth: best.depth };
     }
     if (!next) break;
-    addPoint(next.run, labelOf(next.values));
+    chosen.push(next);
     cur = next;
   }
   // a second loop the deep point ran once (a persistent kernel's tile loop over M and N): the
   // cheapest open value that adds waits on top of it runs that loop twice, so what one iteration
   // leaves behind for the next (an epilogue buffer a TMA store still reads) is checked too
-  if (points.length > 1) {
+  if (chosen.length > 0) {
     const wide = widen(p, options, cur.run, cur.values);
-    if (wide) addPoint(wide.run, labelOf(wide.values));
+    if (wide) chosen.push(wide);
   }
-  if (points.length === 1) {
+  if (chosen.length === 0) {
     // no single value drives the pipeline (M6 of fast.cu needs M, N and K all past one tile
     // before a CTA has any work): raise every open value together
     const joint = raiseTogether(p, options, cur.run, given);
-    if (joint) addPoint(joint.run, `every open integer = ${joint.value}`);
+    if (joint) points.push(...liftPoints(module, options, [{ run: joint.run, label: `every open integer = ${joint.value}` }], points));
+    return points;
   }
+  // the greedy raise of one value at a time can overshoot: CUTLASS's Cooperative kernel runs one
+  // k-block per tile by default, so its 6-stage ring is waited in both parities only at 12 tiles,
+  // where 2 tiles of 6 k-blocks do it for every ring at a third of the events. A balanced point
+  // that waits on every barrier in as many phases (up to DEEP) for fewer events replaces the
+  // costlier points.
+  const last = chosen[chosen.length - 1]!;
+  const balanced = balance(p, options, baseRun, last, given);
+  const kept = balanced ? [...chosen.filter((c) => c.run.events <= balanced.run.events), balanced] : chosen;
+  points.push(...liftPoints(module, options, kept.map((c) => ({ run: c.run, label: labelOf(c.values) })), points));
   return points;
+}
+
+/** Lift each run as one more point, unless it gives a program already in the sweep. */
+function liftPoints(module: PtxModule, options: LiftOptions, runs: readonly { run: Probe; label: string }[], already: readonly LaunchPoint[]): LaunchPoint[] {
+  const seen = new Set(already.map((x) => JSON.stringify(x.program.roles)));
+  const out: LaunchPoint[] = [];
+  for (const { run, label } of runs) {
+    const lifted = programOfTrace(module, run.trace, options);
+    const id = JSON.stringify(lifted.program.roles);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push({ label, ...lifted });
+  }
+  return out;
+}
+
+/**
+ * A cheaper assignment as deep as `target`: one raised value lowered along the ladder, another
+ * raised until every barrier `target` waited on more than `base` did is waited at least as many
+ * phases, up to DEEP (both parities: the sweep's own goal). The cheapest by events, or
+ * undefined when none beats `target`.
+ */
+function balance(
+  p: ReturnType<typeof prepare>,
+  options: LiftOptions,
+  base: Probe,
+  target: { values: ReadonlyMap<string, bigint>; run: Probe },
+  given: ReadonlyMap<string, bigint>,
+): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+  const raised = [...target.values.keys()].filter((k) => !given.has(k));
+  if (raised.length < 2) return undefined;
+  const need = new Map<string, number>();
+  for (const [k, n] of target.run.most) if (n > (base.most.get(k) ?? 0)) need.set(k, Math.min(n, DEEP));
+  const enough = (run: Probe): boolean => [...need].every(([k, n]) => (run.most.get(k) ?? 0) >= n);
+  let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
+  for (const lower of raised) {
+    const top = target.values.get(lower) ?? 0n;
+    for (const value of LADDER) {
+      if (value >= top) break;
+      for (const other of raised) {
+        if (other === lower) continue;
+        const from = target.values.get(other) ?? 0n;
+        let steps = 0;
+        for (const up of LADDER) {
+          if (up < from) continue;
+          if (++steps > BALANCE_STEPS) break;
+          const values = new Map([...target.values, [lower, value], [other, up]]);
+          const run = probe(p, options, values, PROBE_STEPS);
+          if (!run || run.events >= (best ?? target).run.events) break;
+          if (enough(run)) {
+            best = { values, run };
+            break;
+          }
+        }
+      }
+      if (best) return best; // the lowest value that works: lowering it further only gets dearer elsewhere
+    }
+  }
+  return best;
 }
 
 /** Of the open values that add waits when raised alone on top of `values`, the cheapest at its least such value. */
