@@ -38,6 +38,8 @@ interface Probe {
   readonly waits: number;
   /** per barrier, the most phases one warp waited for on it */
   readonly most: ReadonlyMap<string, number>;
+  /** per barrier, the parities its waits named, over all warps (bit p: parity p) */
+  readonly parities: ReadonlyMap<string, number>;
 }
 
 function measure(trace: KernelTrace): Probe {
@@ -45,6 +47,7 @@ function measure(trace: KernelTrace): Probe {
   let waits = 0;
   // per barrier, the most waits one warp made on it; depth is the least over waited barriers
   const most = new Map<string, number>();
+  const parities = new Map<string, number>();
   for (const w of trace.warps) {
     events += w.length;
     // phases a warp waited for: a run of waits with one parity is one phase (fast.cu waits twice
@@ -58,9 +61,10 @@ function measure(trace: KernelTrace): Probe {
       const phases = last === undefined ? 1 : last.phases + (last.parity === e.parity ? 0 : 1);
       per.set(k, { phases, parity: e.parity });
       most.set(k, Math.max(most.get(k) ?? 0, phases));
+      parities.set(k, (parities.get(k) ?? 0) | (1 << (e.parity & 1)));
     }
   }
-  return { trace, events, waits, most };
+  return { trace, events, waits, most, parities };
 }
 
 /**
@@ -169,8 +173,8 @@ function liftPoints(module: PtxModule, options: LiftOptions, runs: readonly { ru
 /**
  * A cheaper assignment as deep as `target`: one raised value lowered along the ladder, another
  * raised until every barrier `target` waited on more than `base` did is waited at least as many
- * phases, up to DEEP (both parities: the sweep's own goal). The cheapest by events, or
- * undefined when none beats `target`.
+ * phases by one warp, up to DEEP (the sweep's own goal), and at every parity `target` waited it
+ * at. The cheapest by events, or undefined when none beats `target`.
  */
 function balance(
   p: ReturnType<typeof prepare>,
@@ -183,7 +187,13 @@ function balance(
   if (raised.length < 2) return undefined;
   const need = new Map<string, number>();
   for (const [k, n] of target.run.most) if (n > (base.most.get(k) ?? 0)) need.set(k, Math.min(n, DEEP));
-  const enough = (run: Probe): boolean => [...need].every(([k, n]) => (run.most.get(k) ?? 0) >= n);
+  // and every parity of it some warp waited (Pingpong's consumers take turns: each waits a stage
+  // at one parity, the other at the other)
+  const enough = (run: Probe): boolean =>
+    [...need].every(([k, n]) => {
+      const want = target.run.parities.get(k) ?? 0;
+      return (run.most.get(k) ?? 0) >= n && ((run.parities.get(k) ?? 0) & want) === want;
+    });
   let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
   for (const lower of raised) {
     const top = target.values.get(lower) ?? 0n;
