@@ -291,6 +291,21 @@ describe('events → program', () => {
     expect(roleText(synced, 0)).toEqual(['wait bar[0] 1', 'read buf[0]', 'bar.sync 1 64', 'arrive bar[1] 1']);
   });
 
+  it('folds warps that differ only in accesses a first bar.sync of all of them orders (DeepGEMM staging its scales)', () => {
+    // warp 1 stores to buf+64 before the barrier of both warps; after it both wait and read alike
+    const early = `${INIT}\tmov.u32 %r4, %tid.x;\n\tshr.u32 %r5, %r4, 5;\n\tsetp.eq.u32 %p4, %r5, 1;\n\t@%p4 st.shared.u32 [buf+64], %r4;\n`;
+    const rest = `\tbar.sync 1, 64;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 1;\n\tld.shared.u32 %r3, [buf];\n`;
+    const folded = lift({ body: early + rest, block: 64 });
+    expect(folded.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_1', 2]]);
+    expect(roleText(folded, 0)).toEqual(['write buf_64[0]', 'bar.sync 1 64', 'wait bar[0] 1', 'read buf_0[0]']);
+    // a barrier of one warp only does not order them: two roles
+    const narrow = lift({ body: early + rest.replace('bar.sync 1, 64', 'bar.sync 1, 32'), block: 64 });
+    expect(narrow.roles.map((r) => r.warps)).toEqual([1, 1]);
+    // both warps writing the same bytes before it race: two roles
+    const clash = lift({ body: early.replace('@%p4 st.shared.u32 [buf+64]', 'st.shared.u32 [buf+64]').replace('\tsetp.eq.u32 %p4, %r5, 1;\n', `\tsetp.eq.u32 %p4, %r5, 1;\n\t@%p4 st.shared.u32 [buf+64], %r4;\n`) + rest, block: 64 });
+    expect(clash.roles.map((r) => r.warps)).toEqual([1, 1]);
+  });
+
   it('records one trace per warp before folding (traceKernel)', () => {
     const t = traceKernel(parsePtx(ptx({ body: `${INIT}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];`, block: 64 }), 'k.ptx'));
     expect(t.blockThreads).toBe(64);

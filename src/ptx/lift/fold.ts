@@ -251,25 +251,88 @@ export interface FoldedRole {
   readonly warps: readonly number[];
 }
 
+/**
+ * How many of a warp's first ops are generic accesses that a `bar.sync` right after them orders
+ * (DeepGEMM's warps 1 and 2 stage the scales before the consumers' first barrier): 0 when anything
+ * else comes first.
+ */
+function leadingAccesses(ops: readonly WarpOp[]): number {
+  for (let i = 0; i < ops.length; i++) {
+    const o = ops[i]!;
+    if (!o.collective) return 0;
+    if (isAccess(o)) continue;
+    return o.op.kind === 'bar.sync' ? i : 0;
+  }
+  return 0;
+}
+
+/**
+ * The body of warps that differ only in generic accesses before a first `bar.sync` of all of
+ * them: those accesses (each once), then the folded rest. Undefined when the barrier does not
+ * cover the group or one warp's early accesses touch another's (they stay roles of their own).
+ */
+function foldWithPrefixes(group: readonly { warp: number; ops: readonly WarpOp[]; prefix: readonly WarpOp[] }[]): Stmt[] | undefined {
+  const first = group[0]?.ops[0]?.op;
+  if (first?.kind !== 'bar.sync' || first.threads.kind !== 'num' || first.threads.value < 32 * group.length) return undefined;
+  if (accessesOverlap(group.map((g) => (g.prefix.length > 0 ? { kind: 'access' as const, ops: g.prefix } : undefined)))) return undefined;
+  const rest = foldGroup(group);
+  if (!rest) return undefined;
+  const seen = new Set<string>();
+  const early: { op: Op; loc: Loc }[] = [];
+  for (const g of group) {
+    for (const o of g.prefix) {
+      const key = JSON.stringify(o.op);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      early.push({ op: o.op, loc: o.loc });
+    }
+  }
+  return [...toStmts(early), ...rest];
+}
+
+/** A warp to fold: its ops after any early accesses (`prefix`), and all of them. */
+interface Grouped {
+  readonly warp: number;
+  readonly ops: readonly WarpOp[];
+  readonly prefix: readonly WarpOp[];
+  readonly all: readonly WarpOp[];
+}
+
 /** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
 export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0): FoldedRole[] {
-  const groups = new Map<string, { warp: number; ops: readonly WarpOp[] }[]>();
+  // warps are grouped by their skeleton after any early accesses a first bar.sync orders
+  const groups = new Map<string, Grouped[]>();
   for (const w of warps) {
     if (w.ops.length === 0) continue;
-    const key = `cta ${ctaOf(w.warp)}\n${split(w.ops).units.map(unitKey).join('\n')}`;
+    const n = leadingAccesses(w.ops);
+    const ops = w.ops.slice(n);
+    const key = `cta ${ctaOf(w.warp)}\n${split(ops).units.map(unitKey).join('\n')}`;
     const g = groups.get(key) ?? [];
-    g.push(w);
+    g.push({ warp: w.warp, ops, prefix: w.ops.slice(0, n), all: w.ops });
     groups.set(key, g);
   }
   const roles: { first: number; role: Role; warps: number[] }[] = [];
-  for (const g of groups.values()) {
-    const body = g.length > 1 ? foldGroup(g) : undefined;
+  const place = (g: readonly Grouped[], body: Stmt[] | undefined): void => {
     if (body) {
       const ws = g.map((x) => x.warp);
       roles.push({ first: Math.min(...ws), role: { name: namer(ws, linesOf(body)), warps: g.length, body }, warps: ws });
     } else {
-      for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.ops.map((o) => o.loc.line)), warps: 1, body: toStmts(w.ops) }, warps: [w.warp] });
+      for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.all.map((o) => o.loc.line)), warps: 1, body: toStmts(w.all) }, warps: [w.warp] });
     }
+  };
+  for (const g of groups.values()) {
+    const early = g.length > 1 && g.some((x) => x.prefix.length > 0) ? foldWithPrefixes(g) : undefined;
+    if (early) {
+      place(g, early);
+      continue;
+    }
+    // as before: warps with equal whole skeletons fold
+    const whole = new Map<string, Grouped[]>();
+    for (const x of g) {
+      const key = split(x.all).units.map(unitKey).join('\n');
+      whole.set(key, [...(whole.get(key) ?? []), { ...x, ops: x.all }]);
+    }
+    for (const sub of whole.values()) place(sub, sub.length > 1 ? foldGroup(sub) : undefined);
   }
   // a kernel with no synchronization at all is still a program: one empty role
   if (roles.length === 0) roles.push({ first: 0, role: { name: namer([0], []), warps: 1, body: [] }, warps: [0] });
