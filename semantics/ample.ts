@@ -89,6 +89,7 @@ class Closure {
     this.R = m.roles.length;
     this.actionOf = new Int32Array(3 * this.R + s.tma.length).fill(-1);
     this.marks = marksFor(o);
+    this.isDeferred = new Uint8Array(this.R);
     actions.forEach((a, i) => {
       this.actionOf[this.processOf(a)] = i;
     });
@@ -137,7 +138,9 @@ class Closure {
    * Where a role whose future conflicts goes while it is blocked (set during a closure): such a
    * role is added only if some process that could unblock it is outside the set (see `from`).
    */
-  private deferring: ((q: number) => void) | undefined;
+  private deferring = false;
+  private readonly deferred: number[] = [];
+  private readonly isDeferred: Uint8Array;
   /** the processes of the closure being built (a role outside it is bounded by its horizon) */
   private inSet: Uint8Array = new Uint8Array(0);
   /** per blocked role, the processes that could unblock it (undefined: unknown); per closure */
@@ -161,13 +164,8 @@ class Closure {
     };
     this.inSet = inSet;
     this.enablers.clear(); // they depend on the set (through horizons)
-    const deferred: number[] = [];
-    const isDeferred = new Uint8Array(this.R);
-    this.deferring = (q) => {
-      if (inSet[q] || isDeferred[q]) return;
-      isDeferred[q] = 1;
-      deferred.push(q);
-    };
+    const deferred = this.deferred;
+    this.deferring = true;
     try {
       const out: number[] = [];
       for (;;) {
@@ -182,8 +180,17 @@ class Closure {
         if (stack.length === 0) return out;
       }
     } finally {
-      this.deferring = undefined;
+      this.deferring = false;
+      for (const q of deferred) this.isDeferred[q] = 0;
+      deferred.length = 0;
     }
+  }
+
+  /** Set a blocked role aside (see `from`). */
+  private defer(q: number): void {
+    if (this.inSet[q] || this.isDeferred[q]) return;
+    this.isDeferred[q] = 1;
+    this.deferred.push(q);
   }
 
   /**
@@ -200,8 +207,14 @@ class Closure {
     const pc = rs.pc;
     const end = this.horizons.straightEnd(q, pc);
     const waits = this.horizons.waits[q]!;
+    // the first wait at or after pc (binary search: lifted roles have hundreds)
     let k = 0;
-    while (k < waits.length && waits[k]! < pc) k++;
+    let hi = waits.length;
+    while (k < hi) {
+      const mid = (k + hi) >> 1;
+      if (waits[mid]! < pc) k = mid + 1;
+      else hi = mid;
+    }
     for (; k < waits.length && waits[k]! < end; k++) {
       const i = waits[k]!;
       const instr = m.roles[q]?.code[i];
@@ -240,7 +253,7 @@ class Closure {
     let enablers = this.enablers.get(q);
     if (!this.enablers.has(q)) {
       const saved = this.deferring;
-      this.deferring = undefined;
+      this.deferring = false;
       const found: number[] = [];
       enablers = this.role(q, false, (p) => void found.push(p)) ? found : undefined;
       this.deferring = saved;
@@ -304,7 +317,7 @@ class Closure {
         // what q can do before it blocks at a wait only the set can release
         const h = this.horizon(q);
         if (h !== undefined && !this.horizons.conflictsIn(q, qs.pc, h, touch)) continue;
-        if (this.deferring !== undefined && this.actionOf[q]! < 0) this.deferring(q);
+        if (this.deferring && this.actionOf[q]! < 0) this.defer(q);
         else add(q);
       }
     }
