@@ -12,6 +12,7 @@
 // the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
 import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
+import { unitRoles } from './async.ts';
 import { Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
 import type { MachineState } from './state.ts';
@@ -103,7 +104,7 @@ class Closure {
 
   /** The process that retires role r's groups of unit u (for a warpgroup's wgmma: its first role's). */
   private unitId(r: number, u: Unit): number {
-    const owner = u === 'mma' ? (this.m.mmaPartners[r]?.[0] ?? r) : r;
+    const owner = unitRoles(this.m, r, u)[0] ?? r;
     return this.R + 2 * owner + (u === 'store' ? 1 : 0);
   }
 
@@ -124,7 +125,7 @@ class Closure {
       const r = (p - this.R) >> 1;
       const u = (p - this.R) & 1 ? 'store' : 'mma';
       // a warpgroup's wgmma unit is its first role's, and retires in every partner
-      const members = u === 'mma' ? (m.mmaPartners[r] ?? [r]) : [r];
+      const members = unitRoles(m, r, u);
       touch = members[0] === r ? unitTouch(o, s, members, u) : { reads: [], writes: [] };
     } else {
       const t = s.tma[p - 3 * this.R];
@@ -207,28 +208,11 @@ class Closure {
     const pc = rs.pc;
     const end = this.horizons.straightEnd(q, pc);
     const waits = this.horizons.waits[q]!;
-    // the first wait at or after pc (binary search: lifted roles have hundreds)
-    let k = 0;
-    let hi = waits.length;
-    while (k < hi) {
-      const mid = (k + hi) >> 1;
-      if (waits[mid]! < pc) k = mid + 1;
-      else hi = mid;
-    }
-    for (; k < waits.length && waits[k]! < end; k++) {
+    const barriers = this.horizons.waitBarriers[q]!;
+    for (let k = this.horizons.firstWait(q, pc); k < waits.length && waits[k]! < end; k++) {
       const i = waits[k]!;
       const instr = m.roles[q]?.code[i];
-      if (instr?.kind !== 'op') continue;
-      const ref = instr.refs[0];
-      let index: number;
-      try {
-        index = ref?.index(rs.vars) ?? -1;
-      } catch {
-        continue;
-      }
-      if (!ref || !Number.isInteger(index) || index < 0 || index >= ref.res.size) continue;
-      const b = ref.res.base + index;
-      if (!this.frozen(q, b, pc, i)) continue;
+      if (instr?.kind !== 'op' || !this.frozen(q, barriers[k]!, pc, i)) continue;
       if (RULES.wait.isBlocked?.({ m, s, r: q, instr: instr as OpInstr }) === true) return i;
     }
     return undefined;
@@ -295,7 +279,7 @@ class Closure {
     if (!enabled) {
       // nothing committed to retire: only the role's commit (each partner's, for a warpgroup) can give it work
       const r = (p - this.R) >> 1;
-      for (const q of (p - this.R) & 1 ? [r] : (this.m.mmaPartners[r] ?? [r])) add(q);
+      for (const q of unitRoles(this.m, r, (p - this.R) & 1 ? 'store' : 'mma')) add(q);
       return true;
     }
     this.conflicts(this.touchOf(p) as Plain, -1, p, add);

@@ -60,7 +60,7 @@ function waitRules(u: Unit, name: string): OpRules {
       if (!rs || Number.isNaN(n) || outstanding(rs, u) <= n) return undefined;
       const base = `${name} ${n} needs at most ${n} outstanding group${n === 1 ? '' : 's'}; ${outstanding(rs, u)} outstanding`;
       // a group of a warpgroup retires only once every partner has committed it
-      const behind = u === 'mma' ? (ctx.m.mmaPartners[ctx.r] ?? []).filter((q) => q !== ctx.r && !hasOutstanding(ctx.s.roles[q], u)) : [];
+      const behind = unitRoles(ctx.m, ctx.r, u).filter((q) => q !== ctx.r && !hasOutstanding(ctx.s.roles[q], u));
       return behind.length === 0 ? base : `${base} (one warpgroup operation: ${behind.map((q) => ctx.m.roles[q]?.name).join(', ')} ${behind.length === 1 ? 'has' : 'have'} not committed it)`;
     },
     execute(ctx) {
@@ -123,7 +123,7 @@ export function landTma(m: Machine, s: MachineState, i: number): void {
  * A wgmma group of warpgroup partners retires in each of them (r is the first partner).
  */
 export function retireGroup(m: Machine, s: MachineState, r: number, u: Unit): void {
-  const members = u === 'mma' ? (m.mmaPartners[r] ?? [r]) : [r];
+  const members = unitRoles(m, r, u);
   s.asyncDone += 1;
   const retired: AsyncGroup[] = [];
   for (const q of members) {
@@ -142,14 +142,18 @@ export function retireGroup(m: Machine, s: MachineState, r: number, u: Unit): vo
   }
 }
 
+/** The roles whose groups role r's unit retires, in role order: its warpgroup's for wgmma, else r alone. */
+export function unitRoles(m: Machine, r: number, u: Unit): readonly number[] {
+  return u === 'mma' ? (m.mmaPartners[r] ?? [r]) : [r];
+}
+
 export function hasOutstanding(rs: RoleState | undefined, u: Unit): boolean {
   return rs !== undefined && groups(rs, u).some((g) => !g.retired);
 }
 
 /** Whether the unit of role r can retire a group: it has one, and for a warpgroup's wgmma r is its first role and every partner has one too. */
 export function canRetire(m: Machine, s: MachineState, r: number, u: Unit): boolean {
-  if (u === 'store') return hasOutstanding(s.roles[r], u);
-  const members = m.mmaPartners[r] ?? [r];
+  const members = unitRoles(m, r, u);
   return members[0] === r && members.every((q) => hasOutstanding(s.roles[q], u));
 }
 

@@ -13,6 +13,8 @@ export class Horizons {
   private readonly straightUntil: Int32Array[];
   /** per role: positions of `wait` ops whose barrier and parity are constants, ascending */
   readonly waits: Int32Array[];
+  /** per role: the barrier each of those waits names */
+  readonly waitBarriers: Int32Array[];
   /** per role: object → ascending positions of ops touching it / writing it */
   private readonly touchAt: Map<number, number[]>[];
   private readonly writeAt: Map<number, number[]>[];
@@ -25,6 +27,7 @@ export class Horizons {
       e.kind === 'num' || (e.kind === 'var' ? params.has(e.name) : e.kind === 'un' ? isConstant(e.arg) : isConstant(e.left) && isConstant(e.right));
     this.straightUntil = [];
     this.waits = [];
+    this.waitBarriers = [];
     this.touchAt = [];
     this.writeAt = [];
     this.globalAt = [];
@@ -33,6 +36,7 @@ export class Horizons {
       const until = new Int32Array(n + 1).fill(n);
       for (let pc = n - 1; pc >= 0; pc--) until[pc] = role.code[pc]!.kind === 'op' ? until[pc + 1]! : pc;
       const waits: number[] = [];
+      const waitBarriers: number[] = [];
       const touchAt = new Map<number, number[]>();
       const writeAt = new Map<number, number[]>();
       const globalAt: number[] = [];
@@ -43,7 +47,15 @@ export class Horizons {
       };
       role.code.forEach((instr, pc) => {
         if (instr.kind !== 'op') return;
-        if (instr.op.kind === 'wait' && isConstant(instr.op.target.index) && isConstant(instr.op.parity)) waits.push(pc);
+        // the index is a constant (no loop variable, no symbolic parameter): resolve it once
+        const ref = instr.refs[0];
+        if (instr.op.kind === 'wait' && ref && isConstant(instr.op.target.index) && isConstant(instr.op.parity)) {
+          const index = constantIndex(() => ref.index([]));
+          if (index !== undefined && index < ref.res.size) {
+            waits.push(pc);
+            waitBarriers.push(ref.res.base + index);
+          }
+        }
         const t = staticTouch(m, o, r, instr);
         if (t === GLOBAL) return void globalAt.push(pc);
         for (const x of t.reads) note(touchAt, x, pc);
@@ -54,10 +66,16 @@ export class Horizons {
       });
       this.straightUntil.push(until);
       this.waits.push(Int32Array.from(waits));
+      this.waitBarriers.push(Int32Array.from(waitBarriers));
       this.touchAt.push(touchAt);
       this.writeAt.push(writeAt);
       this.globalAt.push(globalAt);
     });
+  }
+
+  /** The index in `waits[r]` of role r's first such wait at or after pc. */
+  firstWait(r: number, pc: number): number {
+    return lowerBound(this.waits[r] ?? [], pc);
   }
 
   /** The first position at or after pc where control flow (a loop or a branch) starts. */
@@ -82,15 +100,31 @@ export class Horizons {
   }
 }
 
-/** Whether an ascending list has an element in lo..hi−1. */
-function anyIn(list: readonly number[] | undefined, lo: number, hi: number): boolean {
-  if (list === undefined || list.length === 0) return false;
+/** The first index of an ascending list whose element is at least x (the length when none is). */
+function lowerBound(list: ArrayLike<number>, x: number): number {
   let a = 0;
   let b = list.length;
   while (a < b) {
     const mid = (a + b) >> 1;
-    if (list[mid]! < lo) a = mid + 1;
+    if (list[mid]! < x) a = mid + 1;
     else b = mid;
   }
+  return a;
+}
+
+/** Whether an ascending list has an element in lo..hi−1. */
+function anyIn(list: readonly number[] | undefined, lo: number, hi: number): boolean {
+  if (list === undefined) return false;
+  const a = lowerBound(list, lo);
   return a < list.length && list[a]! < hi;
+}
+
+/** A constant index as a non-negative integer, or undefined when it is not one (or cannot be evaluated). */
+function constantIndex(evaluate: () => number): number | undefined {
+  try {
+    const v = evaluate();
+    return Number.isInteger(v) && v >= 0 ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }

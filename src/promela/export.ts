@@ -7,6 +7,7 @@
 // class. A state where nothing can move with no violation and a role unfinished is a deadlock
 // (the monitor's last assertion); one where every role finished runs the end-of-run checks of
 // semantics/step.ts. Run pan with -E: the monitor reports deadlocks, with their class.
+import { unitRoles } from '../../semantics/async.ts';
 import { compileMachine, type Machine } from '../../semantics/index.ts';
 import { InputError } from '../diag.ts';
 import { programLevel, type Level, type Program, type Stmt } from '../ir/program.ts';
@@ -140,7 +141,7 @@ if :: !bValid[s_y] -> viol = PROTOCOL :: else -> bTx[s_y] = bTx[s_y] - s_n; comp
       const cap = unit === 'mma' ? l.mmaGroups : l.storeGroups;
       if (cap === 0) continue;
       // a warpgroup's wgmma groups retire together, from its first role (async.ts retireGroup)
-      const members = unit === 'mma' ? (m.mmaPartners[r] ?? [r]) : [r];
+      const members = unitRoles(m, r, unit);
       if (members[0] !== r) continue;
       const G = unit === 'mma' ? 'GM' : 'GS';
       const holder = unit === 'mma' ? 'H_MMA' : 'H_STORE';
