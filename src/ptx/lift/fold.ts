@@ -158,18 +158,7 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[]): 
     else if (u) {
       // warps touching each other's bytes with no barrier between race: they stay separate roles
       if (accessesOverlap(parts.map((p) => p.units[gi]))) return undefined;
-      // the union of the warps' accesses, each slot once
-      const seen = new Set<string>();
-      for (const p of parts) {
-        const pu = p.units[gi];
-        if (pu?.kind !== 'access') continue;
-        for (const o of pu.ops) {
-          const key = JSON.stringify(o.op);
-          if (seen.has(key)) continue;
-          seen.add(key);
-          body.push({ op: o.op, loc: o.loc });
-        }
-      }
+      body.push(...unionOfAccesses(parts.map((p) => p.units[gi]).map((u) => (u?.kind === 'access' ? u.ops : []))));
     }
   }
   return toStmts(body);
@@ -277,17 +266,22 @@ function foldWithPrefixes(group: readonly { warp: number; ops: readonly WarpOp[]
   if (accessesOverlap(group.map((g) => (g.prefix.length > 0 ? { kind: 'access' as const, ops: g.prefix } : undefined)))) return undefined;
   const rest = foldGroup(group);
   if (!rest) return undefined;
+  return [...toStmts(unionOfAccesses(group.map((g) => g.prefix))), ...rest];
+}
+
+/** The union of several warps' accesses, each one once (the folded role touches them all). */
+function unionOfAccesses(perWarp: readonly (readonly WarpOp[])[]): { op: Op; loc: Loc }[] {
   const seen = new Set<string>();
-  const early: { op: Op; loc: Loc }[] = [];
-  for (const g of group) {
-    for (const o of g.prefix) {
+  const out: { op: Op; loc: Loc }[] = [];
+  for (const ops of perWarp) {
+    for (const o of ops) {
       const key = JSON.stringify(o.op);
       if (seen.has(key)) continue;
       seen.add(key);
-      early.push({ op: o.op, loc: o.loc });
+      out.push({ op: o.op, loc: o.loc });
     }
   }
-  return [...toStmts(early), ...rest];
+  return out;
 }
 
 /** A warp to fold: its ops after any early accesses (`prefix`), and all of them. */
