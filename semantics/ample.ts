@@ -13,7 +13,7 @@
 import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
 import { unitRoles } from './async.ts';
-import { Horizons } from './horizon.ts';
+import { Horizons, type BarrierUpdates } from './horizon.ts';
 import type { Machine } from './machine.ts';
 import type { MachineState } from './state.ts';
 import { currentOp, RULES, type Action } from './step.ts';
@@ -218,18 +218,39 @@ class Closure {
     return undefined;
   }
 
-  /** Whether barrier b stays as it is on paths outside the set until role q reaches position `until`. */
+  /**
+   * Whether barrier b's current phase stays incomplete on paths outside the set until role q
+   * reaches position `until` (a phase completes when no arrival is pending and tx is exactly 0):
+   *  - while arrivals are pending, only an arrive (or init/inval) can complete it — landings only
+   *    count bytes — so no arrive on b may happen outside the set;
+   *  - once only bytes are missing (tx > 0), only landings may change b outside the set — those of
+   *    the copies in flight and of the tma.loads of other roles' straight-line futures — and they
+   *    must carry fewer bytes in all than are missing: tx cannot reach 0.
+   */
   private frozen(q: number, b: number, from: number, until: number): boolean {
     const { m, s, inSet } = this;
+    const bar = s.barriers[b];
+    if (!bar) return false;
+    const needsArrivals = bar.pending > 0;
     const x = barrierObject(this.o, b);
-    if (this.horizons.writesIn(q, x, from, until)) return false;
+    if (needsArrivals ? this.horizons.arrivesIn(q, b, from, until) : this.horizons.writesIn(q, x, from, until)) return false;
+    let outside = 0;
     for (let p = 0; p < this.R; p++) {
       if (p === q || inSet[p]) continue;
       const ps = s.roles[p];
-      if (ps && ps.pc < (m.roles[p]?.code.length ?? 0) && this.futures.writes(p, ps.pc, x)) return false;
+      if (!ps || ps.pc >= (m.roles[p]?.code.length ?? 0)) continue;
+      if (needsArrivals) {
+        if (this.futures.arrives(p, ps.pc, b)) return false;
+      } else if (this.futures.writes(p, ps.pc, x)) {
+        const u = this.horizons.barrierUpdates(p, b, x, ps.pc);
+        if (!u || u.arrivals > 0 || u.expects > 0) return false;
+        outside += u.lands;
+        if (!(outside < bar.tx)) return false;
+      }
     }
-    for (let i = 0; i < s.tma.length; i++) if (s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) return false;
-    return true;
+    if (needsArrivals) return true;
+    for (let i = 0; i < s.tma.length; i++) if (s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) outside += s.tma[i]!.bytes;
+    return outside < bar.tx;
   }
 
   /** Whether every process that could unblock blocked role q is in the set. */
@@ -252,7 +273,8 @@ class Closure {
     const touch = this.touchOf(r);
     if (touch === GLOBAL) return false;
     if (enabled) {
-      this.conflicts(touch, r, -1, add);
+      const update = this.arriveUpdate(r, instr);
+      this.conflicts(update && this.updateCommutes(update.barrier, update, r) ? withoutBarrier(touch, barrierObject(this.o, update.barrier)) : touch, r, -1, add);
       return true;
     }
     // disabled: who can enable it
@@ -275,6 +297,24 @@ class Closure {
     }
   }
 
+  /** Role r's current op as an update of one barrier, when it is an arrive or arrive.expect_tx with known operands. */
+  private arriveUpdate(r: number, instr: OpInstr): (BarrierUpdates & { barrier: number }) | undefined {
+    const op = instr.op;
+    if (op.kind !== 'arrive' && op.kind !== 'arrive.expect_tx') return undefined;
+    const rs = this.s.roles[r];
+    const ref = instr.refs[0];
+    if (!rs || !ref) return undefined;
+    try {
+      const index = ref.index(rs.vars);
+      const amount = instr.args[0]!(rs.vars);
+      if (!Number.isInteger(index) || index < 0 || index >= ref.res.size || !Number.isInteger(amount) || amount < 0) return undefined;
+      const barrier = ref.res.base + index;
+      return op.kind === 'arrive' ? { barrier, arrivals: amount, expects: 0, lands: 0 } : { barrier, arrivals: 1, expects: amount, lands: 0 };
+    } catch {
+      return undefined;
+    }
+  }
+
   private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {
     if (!enabled) {
       // nothing committed to retire: only the role's commit (each partner's, for a warpgroup) can give it work
@@ -287,8 +327,56 @@ class Closure {
   }
 
   private copy(p: number, add: (p: number) => void): boolean {
-    this.conflicts(this.touchOf(p) as Plain, -1, p, add);
+    const t = this.s.tma[p - 3 * this.R];
+    const touch = this.touchOf(p) as Plain;
+    this.conflicts(t && this.updateCommutes(t.barrier, { arrivals: 0, expects: 0, lands: t.bytes }, p) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, -1, p, add);
     return true;
+  }
+
+  /**
+   * Whether an update of barrier b by an action of the set — `own` arrivals, expected bytes and
+   * landed bytes — commutes with everything done to b on paths outside the set (process `self`
+   * excluded). Arrives, expect_tx and landings only add to b's counters and union knowledge into
+   * its pending set, so two of them commute unless the phase completes between them (no arrival
+   * pending and tx exactly 0); a wait's outcome changes only at a completion. Counting what the
+   * roles outside the set may still do to b (straight-line code, constant operands:
+   * Horizons.barrierUpdates) and the copies in flight outside it:
+   *  - fewer arrivals than are pending: the phase cannot complete;
+   *  - more: an arrive may overshoot (a protocol error whose place depends on the order): no claim;
+   *  - exactly as many (each needed): the bytes missing once every update is made — tx + expects −
+   *    landings — decide. Below 0, tx may pass through 0 early: no claim. Above 0, the phase
+   *    cannot complete. At 0 it completes at the last update, whichever it is (before the set's
+   *    own update an arrival or its bytes are missing; after it, an arrival or an outside copy),
+   *    which changes only waits that would pass now: every outside role's next read of b must
+   *    be a wait on the current phase, blocked until then.
+   */
+  private updateCommutes(b: number, own: BarrierUpdates, self: number): boolean {
+    const { m, s, inSet } = this;
+    const bar = s.barriers[b];
+    if (!bar || bar.valid !== 1 || own.arrivals + own.lands <= 0) return false;
+    const x = barrierObject(this.o, b);
+    let arrivals = own.arrivals;
+    let expects = own.expects;
+    let lands = own.lands;
+    const readers: number[] = [];
+    for (let p = 0; p < this.R; p++) {
+      if (inSet[p] || p === self) continue;
+      const ps = s.roles[p];
+      if (!ps || ps.pc >= (m.roles[p]?.code.length ?? 0)) continue;
+      if (this.futures.writes(p, ps.pc, x)) {
+        const u = this.horizons.barrierUpdates(p, b, x, ps.pc);
+        if (!u) return false;
+        arrivals += u.arrivals;
+        expects += u.expects;
+        lands += u.lands;
+      } else if (this.futures.conflicts(p, ps.pc, { reads: [], writes: [x] })) readers.push(p);
+    }
+    if (arrivals < bar.pending) return true;
+    if (arrivals > bar.pending) return false;
+    for (let i = 0; i < s.tma.length; i++) if (3 * this.R + i !== self && s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) lands += s.tma[i]!.bytes;
+    const missing = bar.tx + expects - lands;
+    if (missing !== 0) return missing > 0;
+    return readers.every((p) => this.horizons.firstReadWaits(p, x, s.roles[p]!.pc, bar.phase & 1));
   }
 
   /** Add every process other than `selfRole` / `selfProcess` that may do something conflicting with `touch`. */
@@ -317,6 +405,9 @@ class Closure {
 }
 
 type Plain = Exclude<Touch, typeof GLOBAL>;
+
+/** A touch without barrier object x (an update of it that commutes with everything else done to it). */
+const withoutBarrier = (t: Plain, x: number): Plain => ({ reads: t.reads.filter((y) => y !== x), writes: t.writes.filter((y) => y !== x) });
 
 /** Whether touch b conflicts with the marked touch (1: read, 2: written): one writes what the other touches. */
 function clashesWithMarks(marks: Uint8Array, b: Plain): boolean {

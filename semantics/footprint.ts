@@ -64,12 +64,14 @@ const READS_TARGET: ReadonlySet<Op['kind']> = new Set(['read', 'wgmma.issue', 't
 
 /**
  * The references of an op, in the order of the compiled refs, with whether each is only read.
- * A tma.load writes the slot and only checks that the barrier is valid; in a role's future it also
- * stands for the copy it starts, whose landing completes transaction bytes on the barrier: a wait
- * on that barrier depends on the role's future even when no arrive on it is left there.
+ * A tma.load writes the slot and only checks that the barrier is valid, which only init and inval
+ * (touching everything) change: issuing it does not touch the barrier (undefined: skipped). In a
+ * role's future it also stands for the copy it starts, whose landing completes transaction bytes
+ * on the barrier: a wait on that barrier depends on the role's future even when no arrive on it is
+ * left there.
  */
-function refModes(op: Op, future: boolean): boolean[] {
-  if (op.kind === 'tma.load') return [false, !future];
+function refModes(op: Op, future: boolean): (boolean | undefined)[] {
+  if (op.kind === 'tma.load') return [false, future ? false : undefined];
   return [READS_TARGET.has(op.kind)];
 }
 
@@ -134,6 +136,7 @@ function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Re
   if (span === undefined) return GLOBAL;
   for (let k = 0; k < instr.refs.length; k++) {
     const ref = instr.refs[k]!;
+    if (modes[k] === undefined) continue;
     const elements = at.elements(k, ref);
     if (!elements) return GLOBAL;
     for (const i of elements) {
@@ -203,47 +206,60 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
 }
 
 /**
+ * The barriers an op may arrive on: the only ops that count down a phase's pending arrivals (a
+ * landing or complete_tx only counts bytes). Init and inval reset a barrier: GLOBAL.
+ */
+export function staticArrivals(m: Machine, o: ObjectSpace, r: number, instr: OpInstr): readonly number[] | typeof GLOBAL {
+  const kind = instr.op.kind;
+  if (kind === 'init' || kind === 'inval') return GLOBAL;
+  if (kind !== 'arrive' && kind !== 'arrive.expect_tx') return [];
+  const t = staticTouch(m, o, r, instr);
+  return t === GLOBAL ? GLOBAL : t.writes.filter((x) => x >= o.slots && x < o.slots + o.barriers).map((x) => x - o.slots);
+}
+
+/**
  * For every role and pc, the objects its ops from pc on may touch (pc included), as two bitsets of
  * `words` 32-bit words: all touched objects and the written ones; init or inval sets every bit.
+ * A third bitset, over barriers, holds those it may arrive on (staticArrivals).
  */
 export class Futures {
   readonly words: number;
   /** per role: rows of 2 × words (touched, written), one row per pc and one for "finished" */
   private readonly sets: Uint32Array[];
+  private readonly barrierWords: number;
+  /** per role: rows of barrierWords (may arrive on), one per pc and one for "finished" */
+  private readonly arriveSets: Uint32Array[];
 
   constructor(m: Machine, o: ObjectSpace) {
     const w = (this.words = Math.max(1, Math.ceil(o.count / 32)));
-    this.sets = m.roles.map((role, r) => {
-      const n = role.code.length;
-      const sets = new Uint32Array((n + 1) * 2 * w);
-      const own = role.code.map((instr) => (instr.kind === 'op' ? staticTouch(m, o, r, instr) : { reads: [], writes: [] }));
-      const set = (row: number, x: number): void => {
-        sets[row + (x >>> 5)]! |= 1 << (x & 31);
-      };
-      // future(pc) = own(pc) ∪ future(successors): iterate to a fixed point (loops jump back)
-      for (let changed = true; changed; ) {
-        changed = false;
-        for (let pc = n - 1; pc >= 0; pc--) {
-          const row = pc * 2 * w;
-          const before = sets.slice(row, row + 2 * w);
-          const t = own[pc]!;
-          if (t === GLOBAL) sets.fill(0xffffffff, row, row + 2 * w);
-          else {
-            for (const x of t.reads) set(row, x);
-            for (const x of t.writes) {
-              set(row, x);
-              set(row + w, x);
-            }
-          }
-          for (const next of successors(role.code[pc]!, pc)) {
-            const nrow = Math.min(next, n) * 2 * w;
-            for (let i = 0; i < 2 * w; i++) sets[row + i]! |= sets[nrow + i]!;
-          }
-          for (let i = 0; i < 2 * w; i++) if (sets[row + i] !== before[i]) changed = true;
+    this.sets = m.roles.map((role, r) =>
+      backwardUnion(role.code, 2 * w, (instr, sets, row) => {
+        const t = staticTouch(m, o, r, instr);
+        if (t === GLOBAL) return void sets.fill(0xffffffff, row, row + 2 * w);
+        for (const x of t.reads) setBit(sets, row, x);
+        for (const x of t.writes) {
+          setBit(sets, row, x);
+          setBit(sets, row + w, x);
         }
-      }
-      return sets;
-    });
+      }),
+    );
+    const bw = (this.barrierWords = Math.max(1, Math.ceil(o.barriers / 32)));
+    this.arriveSets = m.roles.map((role, r) =>
+      backwardUnion(role.code, bw, (instr, sets, row) => {
+        const bs = staticArrivals(m, o, r, instr);
+        if (bs === GLOBAL) return void sets.fill(0xffffffff, row, row + bw);
+        for (const b of bs) setBit(sets, row, b);
+      }),
+    );
+  }
+
+  /** Whether role r's future from pc may arrive on barrier b (or reset it). */
+  arrives(r: number, pc: number, b: number): boolean {
+    const sets = this.arriveSets[r];
+    if (!sets) return false;
+    const bw = this.barrierWords;
+    const row = Math.min(pc, sets.length / bw - 1) * bw;
+    return ((sets[row + (b >>> 5)]! >>> (b & 31)) & 1) === 1;
   }
 
   /** Whether role r's future from pc may write object x. */
@@ -265,6 +281,34 @@ export class Futures {
     for (const x of t.reads) if (((sets[row + w + (x >>> 5)]! >>> (x & 31)) & 1) === 1) return true;
     return false;
   }
+}
+
+const setBit = (sets: Uint32Array, row: number, x: number): void => {
+  sets[row + (x >>> 5)]! |= 1 << (x & 31);
+};
+
+/**
+ * Rows of `width` words per pc (and one, empty, for "finished"): row(pc) = own(pc) ∪ row of every
+ * successor, iterated to a fixed point (loops jump back). `own` sets pc's own bits in its row.
+ */
+function backwardUnion(code: readonly Instr[], width: number, own: (instr: OpInstr, sets: Uint32Array, row: number) => void): Uint32Array {
+  const n = code.length;
+  const sets = new Uint32Array((n + 1) * width);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let pc = n - 1; pc >= 0; pc--) {
+      const row = pc * width;
+      const before = sets.slice(row, row + width);
+      const instr = code[pc]!;
+      if (instr.kind === 'op') own(instr, sets, row);
+      for (const next of successors(instr, pc)) {
+        const nrow = Math.min(next, n) * width;
+        for (let i = 0; i < width; i++) sets[row + i]! |= sets[nrow + i]!;
+      }
+      for (let i = 0; i < width; i++) if (sets[row + i] !== before[i]) changed = true;
+    }
+  }
+  return sets;
 }
 
 function successors(instr: Instr, pc: number): number[] {

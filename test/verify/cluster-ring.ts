@@ -1,0 +1,59 @@
+// Two-CTA multicast rings for the reduction tests (cluster-reduction.test.ts): each CTA's producer
+// multicasts half of B into both CTAs' full barriers and both consumers release both CTAs' empty
+// barriers, unrolled to straight-line code, with one-line mutations of the phase arithmetic.
+import * as fc from 'fast-check';
+
+export const MUTATIONS = ['none', 'expect-short', 'expect-long', 'drop-copy', 'drop-arrive', 'extra-arrive', 'parity', 'empty-count-1'] as const;
+export type Mutation = (typeof MUTATIONS)[number];
+
+export interface ClusterRing {
+  readonly stages: number;
+  readonly blocks: number;
+  readonly mutation: Mutation;
+  /** which k-block (mod blocks) and CTA the mutation hits */
+  readonly at: number;
+  readonly cta: number;
+}
+
+const A = 1024;
+const HALF = 512;
+
+/** The ring as .aref text, unrolled (one straight line per role). */
+export function clusterRingText(r: ClusterRing): string {
+  const S = r.stages;
+  const hit = (k: number, c: number) => k === r.at % r.blocks && c === r.cta;
+  const lines = [
+    ...[0, 1].map((c) => `mbarrier full${c}[${S}] count 1`),
+    ...[0, 1].map((c) => `mbarrier empty${c}[${S}] count ${r.mutation === 'empty-count-1' && c === r.cta ? 1 : 2}`),
+    ...[0, 1].map((c) => `buffer a${c}[${S}] bytes ${A}`),
+    ...[0, 1].map((c) => `buffer b${c}[${2 * S}] bytes ${HALF}`),
+  ];
+  for (const c of [0, 1]) {
+    lines.push('', `role producer${c} warps 1:`);
+    for (let k = 0; k < r.blocks; k++) {
+      const s = k % S;
+      const parity = (Math.floor(k / S) + 1) & 1;
+      const bytes = A + 2 * HALF + (hit(k, c) && r.mutation === 'expect-short' ? -HALF : hit(k, c) && r.mutation === 'expect-long' ? HALF : 0);
+      lines.push(`  wait empty${c}[${s}], ${parity}`, `  arrive.expect_tx full${c}[${s}], ${bytes}`, `  tma.load a${c}[${s}] -> full${c}[${s}], ${A}`);
+      // this CTA's half of B, multicast to both CTAs
+      for (const d of [0, 1]) if (!(hit(k, c) && r.mutation === 'drop-copy' && d !== c)) lines.push(`  tma.load b${d}[${2 * s + c}] -> full${d}[${s}], ${HALF}`);
+    }
+    lines.push('', `role consumer${c} warps 4:`);
+    for (let k = 0; k < r.blocks; k++) {
+      const s = k % S;
+      const parity = (Math.floor(k / S) & 1) ^ (hit(k, c) && r.mutation === 'parity' ? 1 : 0);
+      lines.push(`  wait full${c}[${s}], ${parity}`, `  wgmma.issue a${c}[${s}]`, `  wgmma.issue b${c}[${2 * s}]`, `  wgmma.issue b${c}[${2 * s + 1}]`, '  wgmma.commit', '  wgmma.wait 0');
+      for (const d of [0, 1]) if (!(hit(k, c) && r.mutation === 'drop-arrive' && d !== c)) lines.push(`  arrive empty${d}[${s}]`);
+      if (hit(k, c) && r.mutation === 'extra-arrive') lines.push(`  arrive full${1 - c}[${s}]`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const arbClusterRing: fc.Arbitrary<ClusterRing> = fc.record({
+  stages: fc.integer({ min: 1, max: 2 }),
+  blocks: fc.integer({ min: 1, max: 4 }),
+  mutation: fc.constantFrom(...MUTATIONS),
+  at: fc.nat(3),
+  cta: fc.integer({ min: 0, max: 1 }),
+});
