@@ -10,10 +10,10 @@
 // the set runs, so the set is persistent (Godefroid 1996, ch. 4). The explorer adds the rest
 // when an action of the set leads to a violation (visibility), and uses the reduction only where
 // the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
-import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, type ObjectSpace, type Touch } from './footprint.ts';
+import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, staticTouches, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
 import { unitRoles } from './async.ts';
-import { Horizons, type BarrierUpdates } from './horizon.ts';
+import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
 import type { Machine } from './machine.ts';
 import type { MachineState } from './state.ts';
 import { currentOp, RULES, type Action } from './step.ts';
@@ -30,8 +30,9 @@ export class AmpleSets {
   constructor(m: Machine) {
     this.m = m;
     this.o = objectSpace(m);
-    this.futures = new Futures(m, this.o);
-    this.horizons = new Horizons(m, this.o);
+    const touches = staticTouches(m, this.o);
+    this.futures = new Futures(m, this.o, touches);
+    this.horizons = new Horizons(m, this.o, touches);
   }
 
   /**
@@ -231,26 +232,42 @@ class Closure {
     const { m, s, inSet } = this;
     const bar = s.barriers[b];
     if (!bar) return false;
-    const needsArrivals = bar.pending > 0;
     const x = barrierObject(this.o, b);
-    if (needsArrivals ? this.horizons.arrivesIn(q, b, from, until) : this.horizons.writesIn(q, x, from, until)) return false;
-    let outside = 0;
-    for (let p = 0; p < this.R; p++) {
-      if (p === q || inSet[p]) continue;
-      const ps = s.roles[p];
-      if (!ps || ps.pc >= (m.roles[p]?.code.length ?? 0)) continue;
-      if (needsArrivals) {
-        if (this.futures.arrives(p, ps.pc, b)) return false;
-      } else if (this.futures.writes(p, ps.pc, x)) {
-        const u = this.horizons.barrierUpdates(p, b, x, ps.pc);
-        if (!u || u.arrivals > 0 || u.expects > 0) return false;
-        outside += u.lands;
-        if (!(outside < bar.tx)) return false;
+    if (bar.pending > 0) {
+      if (this.horizons.arrivesIn(q, b, from, until)) return false;
+      for (let p = 0; p < this.R; p++) {
+        const ps = s.roles[p];
+        if (p !== q && !inSet[p] && ps && ps.pc < (m.roles[p]?.code.length ?? 0) && this.futures.arrives(p, ps.pc, b)) return false;
       }
+      return true;
     }
-    if (needsArrivals) return true;
-    for (let i = 0; i < s.tma.length; i++) if (s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) outside += s.tma[i]!.bytes;
-    return outside < bar.tx;
+    if (this.horizons.writesIn(q, x, from, until)) return false;
+    const u = this.outsideUpdates(b, q, -1);
+    return u !== undefined && u.arrivals === 0 && u.expects === 0 && u.lands < bar.tx;
+  }
+
+  /**
+   * What processes outside the set (other than role `skipRole` and copy process `skipCopy`) may
+   * still do to barrier b in all: the straight-line futures of the roles (Horizons.barrierUpdates)
+   * and the copies in flight. Undefined when a role's future cannot be counted.
+   */
+  private outsideUpdates(b: number, skipRole: number, skipCopy: number): BarrierUpdates | undefined {
+    const { m, s, inSet } = this;
+    const x = barrierObject(this.o, b);
+    let arrivals = 0;
+    let expects = 0;
+    let lands = 0;
+    for (let p = 0; p < this.R; p++) {
+      const ps = s.roles[p];
+      if (p === skipRole || inSet[p] || !ps || ps.pc >= (m.roles[p]?.code.length ?? 0) || !this.futures.writes(p, ps.pc, x)) continue;
+      const u = this.horizons.barrierUpdates(p, b, x, ps.pc);
+      if (!u) return undefined;
+      arrivals += u.arrivals;
+      expects += u.expects;
+      lands += u.lands;
+    }
+    for (let i = 0; i < s.tma.length; i++) if (3 * this.R + i !== skipCopy && s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) lands += s.tma[i]!.bytes;
+    return { arrivals, expects, lands };
   }
 
   /** Whether every process that could unblock blocked role q is in the set. */
@@ -308,8 +325,7 @@ class Closure {
       const index = ref.index(rs.vars);
       const amount = instr.args[0]!(rs.vars);
       if (!Number.isInteger(index) || index < 0 || index >= ref.res.size || !Number.isInteger(amount) || amount < 0) return undefined;
-      const barrier = ref.res.base + index;
-      return op.kind === 'arrive' ? { barrier, arrivals: amount, expects: 0, lands: 0 } : { barrier, arrivals: 1, expects: amount, lands: 0 };
+      return { barrier: ref.res.base + index, ...updateOf(op.kind, amount) };
     } catch {
       return undefined;
     }
@@ -329,7 +345,7 @@ class Closure {
   private copy(p: number, add: (p: number) => void): boolean {
     const t = this.s.tma[p - 3 * this.R];
     const touch = this.touchOf(p) as Plain;
-    this.conflicts(t && this.updateCommutes(t.barrier, { arrivals: 0, expects: 0, lands: t.bytes }, p) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, -1, p, add);
+    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes), p) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, -1, p, add);
     return true;
   }
 
@@ -354,29 +370,20 @@ class Closure {
     const { m, s, inSet } = this;
     const bar = s.barriers[b];
     if (!bar || bar.valid !== 1 || own.arrivals + own.lands <= 0) return false;
-    const x = barrierObject(this.o, b);
-    let arrivals = own.arrivals;
-    let expects = own.expects;
-    let lands = own.lands;
-    const readers: number[] = [];
-    for (let p = 0; p < this.R; p++) {
-      if (inSet[p] || p === self) continue;
-      const ps = s.roles[p];
-      if (!ps || ps.pc >= (m.roles[p]?.code.length ?? 0)) continue;
-      if (this.futures.writes(p, ps.pc, x)) {
-        const u = this.horizons.barrierUpdates(p, b, x, ps.pc);
-        if (!u) return false;
-        arrivals += u.arrivals;
-        expects += u.expects;
-        lands += u.lands;
-      } else if (this.futures.conflicts(p, ps.pc, { reads: [], writes: [x] })) readers.push(p);
-    }
-    if (arrivals < bar.pending) return true;
-    if (arrivals > bar.pending) return false;
-    for (let i = 0; i < s.tma.length; i++) if (3 * this.R + i !== self && s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) lands += s.tma[i]!.bytes;
-    const missing = bar.tx + expects - lands;
+    const out = this.outsideUpdates(b, self < this.R ? self : -1, self);
+    if (!out) return false;
+    const arrivals = own.arrivals + out.arrivals;
+    if (arrivals !== bar.pending) return arrivals < bar.pending;
+    const missing = bar.tx + own.expects + out.expects - own.lands - out.lands;
     if (missing !== 0) return missing > 0;
-    return readers.every((p) => this.horizons.firstReadWaits(p, x, s.roles[p]!.pc, bar.phase & 1));
+    // the phase completes at the last update: no outside role may pass a wait on b before it
+    const x = barrierObject(this.o, b);
+    for (let p = 0; p < this.R; p++) {
+      const ps = s.roles[p];
+      if (p === self || inSet[p] || !ps || ps.pc >= (m.roles[p]?.code.length ?? 0) || !this.futures.conflicts(p, ps.pc, { reads: [], writes: [x] })) continue;
+      if (!this.horizons.firstReadWaits(p, x, ps.pc, bar.phase & 1)) return false;
+    }
+    return true;
   }
 
   /** Add every process other than `selfRole` / `selfProcess` that may do something conflicting with `touch`. */

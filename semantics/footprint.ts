@@ -206,21 +206,28 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
 }
 
 /**
- * The barriers an op may arrive on: the only ops that count down a phase's pending arrivals (a
- * landing or complete_tx only counts bytes). Init and inval reset a barrier: GLOBAL.
+ * Every role's static touch per pc (undefined where the instruction is not an op), computed once
+ * for the futures and the horizons.
  */
-export function staticArrivals(m: Machine, o: ObjectSpace, r: number, instr: OpInstr): readonly number[] | typeof GLOBAL {
+export function staticTouches(m: Machine, o: ObjectSpace): (Touch | undefined)[][] {
+  return m.roles.map((role, r) => role.code.map((instr) => (instr.kind === 'op' ? staticTouch(m, o, r, instr) : undefined)));
+}
+
+/**
+ * The barriers an op with static touch `t` may arrive on: the only ops that count down a phase's
+ * pending arrivals (a landing or complete_tx only counts bytes). Init and inval reset a barrier: GLOBAL.
+ */
+export function arrivalsOf(o: ObjectSpace, instr: OpInstr, t: Touch): readonly number[] | typeof GLOBAL {
   const kind = instr.op.kind;
-  if (kind === 'init' || kind === 'inval') return GLOBAL;
+  if (kind === 'init' || kind === 'inval' || t === GLOBAL) return GLOBAL;
   if (kind !== 'arrive' && kind !== 'arrive.expect_tx') return [];
-  const t = staticTouch(m, o, r, instr);
-  return t === GLOBAL ? GLOBAL : t.writes.filter((x) => x >= o.slots && x < o.slots + o.barriers).map((x) => x - o.slots);
+  return t.writes.filter((x) => x >= o.slots && x < o.slots + o.barriers).map((x) => x - o.slots);
 }
 
 /**
  * For every role and pc, the objects its ops from pc on may touch (pc included), as two bitsets of
  * `words` 32-bit words: all touched objects and the written ones; init or inval sets every bit.
- * A third bitset, over barriers, holds those it may arrive on (staticArrivals).
+ * A third bitset, over barriers, holds those it may arrive on (arrivalsOf).
  */
 export class Futures {
   readonly words: number;
@@ -230,11 +237,13 @@ export class Futures {
   /** per role: rows of barrierWords (may arrive on), one per pc and one for "finished" */
   private readonly arriveSets: Uint32Array[];
 
-  constructor(m: Machine, o: ObjectSpace) {
+  /** `touches`: staticTouches(m, o) */
+  constructor(m: Machine, o: ObjectSpace, touches: readonly (readonly (Touch | undefined)[])[]) {
     const w = (this.words = Math.max(1, Math.ceil(o.count / 32)));
     this.sets = m.roles.map((role, r) =>
-      backwardUnion(role.code, 2 * w, (instr, sets, row) => {
-        const t = staticTouch(m, o, r, instr);
+      backwardUnion(role.code, 2 * w, (pc, sets, row) => {
+        const t = touches[r]?.[pc];
+        if (t === undefined) return;
         if (t === GLOBAL) return void sets.fill(0xffffffff, row, row + 2 * w);
         for (const x of t.reads) setBit(sets, row, x);
         for (const x of t.writes) {
@@ -245,8 +254,11 @@ export class Futures {
     );
     const bw = (this.barrierWords = Math.max(1, Math.ceil(o.barriers / 32)));
     this.arriveSets = m.roles.map((role, r) =>
-      backwardUnion(role.code, bw, (instr, sets, row) => {
-        const bs = staticArrivals(m, o, r, instr);
+      backwardUnion(role.code, bw, (pc, sets, row) => {
+        const instr = role.code[pc];
+        const t = touches[r]?.[pc];
+        if (instr?.kind !== 'op' || t === undefined) return;
+        const bs = arrivalsOf(o, instr, t);
         if (bs === GLOBAL) return void sets.fill(0xffffffff, row, row + bw);
         for (const b of bs) setBit(sets, row, b);
       }),
@@ -289,23 +301,27 @@ const setBit = (sets: Uint32Array, row: number, x: number): void => {
 
 /**
  * Rows of `width` words per pc (and one, empty, for "finished"): row(pc) = own(pc) ∪ row of every
- * successor, iterated to a fixed point (loops jump back). `own` sets pc's own bits in its row.
+ * successor, iterated to a fixed point (loops jump back). `own` sets pc's own bits in its row; it
+ * is called once per pc, before the iteration.
  */
-function backwardUnion(code: readonly Instr[], width: number, own: (instr: OpInstr, sets: Uint32Array, row: number) => void): Uint32Array {
+function backwardUnion(code: readonly Instr[], width: number, own: (pc: number, sets: Uint32Array, row: number) => void): Uint32Array {
   const n = code.length;
   const sets = new Uint32Array((n + 1) * width);
+  for (let pc = 0; pc < n; pc++) own(pc, sets, pc * width);
   for (let changed = true; changed; ) {
     changed = false;
     for (let pc = n - 1; pc >= 0; pc--) {
       const row = pc * width;
-      const before = sets.slice(row, row + width);
-      const instr = code[pc]!;
-      if (instr.kind === 'op') own(instr, sets, row);
-      for (const next of successors(instr, pc)) {
+      for (const next of successors(code[pc]!, pc)) {
         const nrow = Math.min(next, n) * width;
-        for (let i = 0; i < width; i++) sets[row + i]! |= sets[nrow + i]!;
+        for (let i = 0; i < width; i++) {
+          const merged = (sets[row + i]! | sets[nrow + i]!) >>> 0;
+          if (merged !== sets[row + i]) {
+            sets[row + i] = merged;
+            changed = true;
+          }
+        }
       }
-      for (let i = 0; i < width; i++) if (sets[row + i] !== before[i]) changed = true;
     }
   }
   return sets;

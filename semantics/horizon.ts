@@ -5,7 +5,7 @@
 // set (or the role itself, before that wait) could change — so only its ops before that wait can
 // conflict with the set. Lifted PTX is one straight line per role, which is where this pays.
 import type { Expr } from '../src/ir/program.ts';
-import { GLOBAL, staticArrivals, staticTouch, type ObjectSpace } from './footprint.ts';
+import { arrivalsOf, GLOBAL, type ObjectSpace, type Touch } from './footprint.ts';
 import type { Machine } from './machine.ts';
 
 export class Horizons {
@@ -22,14 +22,15 @@ export class Horizons {
   /** per role: object → ascending positions of ops touching it / writing it */
   private readonly touchAt: Map<number, number[]>[];
   private readonly writeAt: Map<number, number[]>[];
-  /** per role: barrier → ascending positions of ops that may arrive on it (staticArrivals) */
+  /** per role: barrier → ascending positions of ops that may arrive on it (arrivalsOf) */
   private readonly arriveAt: Map<number, number[]>[];
   /** per role: barrier → the ops with constant operands that only count on it (tma.load, arrive, arrive.expect_tx) */
   private readonly countAt: Map<number, CountOps>[];
   /** per role: positions of ops that touch everything (init, inval, unknown operands) */
   private readonly globalAt: number[][];
 
-  constructor(m: Machine, o: ObjectSpace) {
+  /** `touches`: staticTouches(m, o) */
+  constructor(m: Machine, o: ObjectSpace, touches: readonly (readonly (Touch | undefined)[])[]) {
     const params = m.params;
     const isConstant = (e: Expr): boolean =>
       e.kind === 'num' || (e.kind === 'var' ? params.has(e.name) : e.kind === 'un' ? isConstant(e.arg) : isConstant(e.left) && isConstant(e.right));
@@ -82,10 +83,11 @@ export class Horizons {
           list.lands.push(counted.lands);
           countAt.set(counted.barrier, list);
         }
-        const arrivals = staticArrivals(m, o, r, instr);
-        if (arrivals !== GLOBAL) for (const b of arrivals) note(arriveAt, b, pc);
-        const t = staticTouch(m, o, r, instr);
+        const t = touches[r]?.[pc];
+        if (t === undefined) return;
         if (t === GLOBAL) return void globalAt.push(pc);
+        const arrivals = arrivalsOf(o, instr, t);
+        if (arrivals !== GLOBAL) for (const b of arrivals) note(arriveAt, b, pc);
         for (const x of t.reads) {
           note(touchAt, x, pc);
           note(readAt, x, pc);
@@ -208,10 +210,14 @@ function countingOp(instr: Extract<Machine['roles'][number]['code'][number], { k
   const index = constantIndex(() => ref.index([]));
   const amount = constantIndex(() => instr.args[0]!([]));
   if (index === undefined || index >= ref.res.size || amount === undefined) return undefined;
-  const barrier = ref.res.base + index;
-  if (op.kind === 'tma.load') return { barrier, arrivals: 0, expects: 0, lands: amount };
-  if (op.kind === 'arrive') return { barrier, arrivals: amount, expects: 0, lands: 0 };
-  return { barrier, arrivals: 1, expects: amount, lands: 0 };
+  return { barrier: ref.res.base + index, ...updateOf(op.kind, amount) };
+}
+
+/** What one counting op adds to its barrier: an arrive's count, an arrive.expect_tx's one arrival and bytes, a copy's bytes. */
+export function updateOf(kind: 'tma.load' | 'arrive' | 'arrive.expect_tx', amount: number): BarrierUpdates {
+  if (kind === 'tma.load') return { arrivals: 0, expects: 0, lands: amount };
+  if (kind === 'arrive') return { arrivals: amount, expects: 0, lands: 0 };
+  return { arrivals: 1, expects: amount, lands: 0 };
 }
 
 /** The first index of an ascending list whose element is at least x (the length when none is). */
