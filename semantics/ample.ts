@@ -14,6 +14,7 @@ import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace,
 import type { OpInstr } from './context.ts';
 import { unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
+import { StuckBarriers, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import type { MachineState } from './state.ts';
 import { currentOp, RULES, type Action } from './step.ts';
@@ -26,6 +27,7 @@ export class AmpleSets {
   private readonly o: ObjectSpace;
   private readonly futures: Futures;
   private readonly horizons: Horizons;
+  private readonly stuck: StuckBarriers;
 
   constructor(m: Machine) {
     this.m = m;
@@ -33,6 +35,7 @@ export class AmpleSets {
     const touches = staticTouches(m, this.o);
     this.futures = new Futures(m, this.o, touches);
     this.horizons = new Horizons(m, this.o, touches);
+    this.stuck = new StuckBarriers(m, this.o, this.futures, this.horizons);
   }
 
   /**
@@ -41,7 +44,7 @@ export class AmpleSets {
    */
   choose(s: MachineState, actions: readonly Action[]): number[] | undefined {
     if (actions.length <= 1 || s.violation) return undefined;
-    const ctx = new Closure(this.m, this.o, this.futures, this.horizons, s, actions);
+    const ctx = new Closure(this.m, this.o, this.futures, this.horizons, this.stuck, s, actions);
     let best: number[] | undefined;
     // seeds: copies first (they are the bulk of the interleavings), then units, then roles
     const order = actions.map((_, i) => i).sort((x, y) => rank(actions[x]!) - rank(actions[y]!));
@@ -82,8 +85,11 @@ class Closure {
   /** scratch over the object space (all zero between uses) */
   private readonly marks: Uint8Array;
 
-  constructor(m: Machine, o: ObjectSpace, futures: Futures, horizons: Horizons, s: MachineState, actions: readonly Action[]) {
+  private readonly analysis: StuckBarriers;
+
+  constructor(m: Machine, o: ObjectSpace, futures: Futures, horizons: Horizons, analysis: StuckBarriers, s: MachineState, actions: readonly Action[]) {
     this.m = m;
+    this.analysis = analysis;
     this.o = o;
     this.futures = futures;
     this.horizons = horizons;
@@ -162,9 +168,11 @@ class Closure {
     const add = (p: number): void => {
       if (inSet[p]) return;
       inSet[p] = 1;
+      this.current = undefined;
       stack.push(p);
     };
     this.inSet = inSet;
+    this.current = undefined;
     this.enablers.clear(); // they depend on the set (through horizons)
     const deferred = this.deferred;
     this.deferring = true;
@@ -197,78 +205,42 @@ class Closure {
 
   /**
    * The position of the first wait in role q's straight-line code from its pc that q cannot pass
-   * on any path of actions outside the set: blocked now, on a barrier that no process outside the
-   * set may change and that q does not change before it (its blocked state then stays; the
-   * waiter's knowledge of the barrier can only grow, so a wait that does not miss now never will).
-   * Undefined when there is none: q's whole future counts.
+   * on any path of actions outside the set (stuck.ts): so only q's ops before it can conflict with
+   * the set. Undefined when there is none: q's whole future counts.
    */
   private horizon(q: number): number | undefined {
-    const { m, s } = this;
-    const rs = s.roles[q];
+    const rs = this.s.roles[q];
     if (!rs) return undefined;
-    const pc = rs.pc;
-    const end = this.horizons.straightEnd(q, pc);
-    const waits = this.horizons.waits[q]!;
-    const barriers = this.horizons.waitBarriers[q]!;
-    for (let k = this.horizons.firstWait(q, pc); k < waits.length && waits[k]! < end; k++) {
-      const i = waits[k]!;
-      const instr = m.roles[q]?.code[i];
-      if (instr?.kind !== 'op' || !this.frozen(q, barriers[k]!, pc, i)) continue;
-      if (RULES.wait.isBlocked?.({ m, s, r: q, instr: instr as OpInstr }) === true) return i;
-    }
-    return undefined;
+    // no wait with constant operands ahead in straight-line code: nothing to stop at
+    const k = this.horizons.firstWait(q, rs.pc);
+    if (k >= this.horizons.waits[q]!.length || this.horizons.waits[q]![k]! >= this.horizons.straightEnd(q, rs.pc)) return undefined;
+    const stop = this.stuckNow().stop[q] ?? -1;
+    return stop >= 0 ? stop : undefined;
   }
 
   /**
-   * Whether barrier b's current phase stays incomplete on paths outside the set until role q
-   * reaches position `until` (a phase completes when no arrival is pending and tx is exactly 0):
-   *  - while arrivals are pending, only an arrive (or init/inval) can complete it — landings only
-   *    count bytes — so no arrive on b may happen outside the set;
-   *  - once only bytes are missing (tx > 0), only landings may change b outside the set — those of
-   *    the copies in flight and of the tma.loads of other roles' straight-line futures — and they
-   *    must carry fewer bytes in all than are missing: tx cannot reach 0.
+   * The analysis of stuck.ts for the set as it is now, per state and set: it depends on the roles
+   * of the set and on the bytes its copies withhold from their barriers (units change no barrier),
+   * and seeds often grow into sets that agree on those.
    */
-  private frozen(q: number, b: number, from: number, until: number): boolean {
-    const { m, s, inSet } = this;
-    const bar = s.barriers[b];
-    if (!bar) return false;
-    const x = barrierObject(this.o, b);
-    if (bar.pending > 0) {
-      if (this.horizons.arrivesIn(q, b, from, until)) return false;
-      for (let p = 0; p < this.R; p++) {
-        const ps = s.roles[p];
-        if (p !== q && !inSet[p] && ps && ps.pc < (m.roles[p]?.code.length ?? 0) && this.futures.arrives(p, ps.pc, b)) return false;
-      }
-      return true;
+  private stuckNow(): Stuck {
+    if (this.current !== undefined) return this.current;
+    const { inSet, s, R } = this;
+    let key = '';
+    for (let p = 0; p < R; p++) if (inSet[p]) key += `${p},`;
+    const withheld: string[] = [];
+    for (let i = 0; i < s.tma.length; i++) if (inSet[3 * R + i]) withheld.push(`${s.tma[i]!.barrier}:${s.tma[i]!.bytes}`);
+    if (withheld.length > 0) key += `|${withheld.sort().join(',')}`;
+    let st = this.stuck.get(key);
+    if (!st) {
+      st = this.analysis.run({ s, inSet, firstCopy: 3 * R });
+      this.stuck.set(key, st);
     }
-    if (this.horizons.writesIn(q, x, from, until)) return false;
-    const u = this.outsideUpdates(b, q, -1);
-    return u !== undefined && u.arrivals === 0 && u.expects === 0 && u.lands < bar.tx;
+    return (this.current = st);
   }
-
-  /**
-   * What processes outside the set (other than role `skipRole` and copy process `skipCopy`) may
-   * still do to barrier b in all: the straight-line futures of the roles (Horizons.barrierUpdates)
-   * and the copies in flight. Undefined when a role's future cannot be counted.
-   */
-  private outsideUpdates(b: number, skipRole: number, skipCopy: number): BarrierUpdates | undefined {
-    const { m, s, inSet } = this;
-    const x = barrierObject(this.o, b);
-    let arrivals = 0;
-    let expects = 0;
-    let lands = 0;
-    for (let p = 0; p < this.R; p++) {
-      const ps = s.roles[p];
-      if (p === skipRole || inSet[p] || !ps || ps.pc >= (m.roles[p]?.code.length ?? 0) || !this.futures.writes(p, ps.pc, x)) continue;
-      const u = this.horizons.barrierUpdates(p, b, x, ps.pc);
-      if (!u) return undefined;
-      arrivals += u.arrivals;
-      expects += u.expects;
-      lands += u.lands;
-    }
-    for (let i = 0; i < s.tma.length; i++) if (3 * this.R + i !== skipCopy && s.tma[i]!.barrier === b && !inSet[3 * this.R + i]) lands += s.tma[i]!.bytes;
-    return { arrivals, expects, lands };
-  }
+  private readonly stuck = new Map<string, Stuck>();
+  /** stuckNow() since the set last grew */
+  private current: Stuck | undefined;
 
   /** Whether every process that could unblock blocked role q is in the set. */
   private onlyUnblockedBy(q: number, inSet: Uint8Array): boolean {
@@ -291,7 +263,7 @@ class Closure {
     if (touch === GLOBAL) return false;
     if (enabled) {
       const update = this.arriveUpdate(r, instr);
-      this.conflicts(update && this.updateCommutes(update.barrier, update, r) ? withoutBarrier(touch, barrierObject(this.o, update.barrier)) : touch, r, -1, add);
+      this.conflicts(update && this.updateCommutes(update.barrier, update) ? withoutBarrier(touch, barrierObject(this.o, update.barrier)) : touch, r, -1, add);
       return true;
     }
     // disabled: who can enable it
@@ -345,43 +317,54 @@ class Closure {
   private copy(p: number, add: (p: number) => void): boolean {
     const t = this.s.tma[p - 3 * this.R];
     const touch = this.touchOf(p) as Plain;
-    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes), p) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, -1, p, add);
+    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes)) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, -1, p, add);
     return true;
   }
 
   /**
    * Whether an update of barrier b by an action of the set — `own` arrivals, expected bytes and
-   * landed bytes — commutes with everything done to b on paths outside the set (process `self`
-   * excluded). Arrives, expect_tx and landings only add to b's counters and union knowledge into
-   * its pending set, so two of them commute unless the phase completes between them (no arrival
-   * pending and tx exactly 0); a wait's outcome changes only at a completion. Counting what the
-   * roles outside the set may still do to b (straight-line code, constant operands:
-   * Horizons.barrierUpdates) and the copies in flight outside it:
+   * landed bytes — commutes with everything done to b on paths outside the set. Arrives,
+   * expect_tx and landings only add to b's counters and union knowledge into its pending set, so
+   * two of them commute unless the phase completes between them (no arrival pending and tx
+   * exactly 0); a wait's outcome changes only at a completion. What the roles outside the set may
+   * still do to b is counted up to their stops (stuck.ts: over several rounds of a ring, a role's
+   * later-round updates lie past a wait that cannot pass while b's phase does not complete).
+   */
+  private updateCommutes(b: number, own: BarrierUpdates): boolean {
+    const bar = this.s.barriers[b];
+    if (!bar || bar.valid !== 1 || own.arrivals + own.lands <= 0) return false;
+    return this.commutesWith(b, own, this.stuckNow());
+  }
+
+  /**
+   * Given `st`, where the outside roles stop and what the outside does to b before that (the set's
+   * own update excluded):
    *  - fewer arrivals than are pending: the phase cannot complete;
    *  - more: an arrive may overshoot (a protocol error whose place depends on the order): no claim;
    *  - exactly as many (each needed): the bytes missing once every update is made — tx + expects −
    *    landings — decide. Below 0, tx may pass through 0 early: no claim. Above 0, the phase
    *    cannot complete. At 0 it completes at the last update, whichever it is (before the set's
    *    own update an arrival or its bytes are missing; after it, an arrival or an outside copy),
-   *    which changes only waits that would pass now: every outside role's next read of b must
-   *    be a wait on the current phase, blocked until then.
+   *    which changes only what reads b after it: no outside role may read b before its stop (a
+   *    wait there on b itself blocks until the completion, which comes only with the set's update).
+   * In each case the outside updates alone cannot complete the phase.
    */
-  private updateCommutes(b: number, own: BarrierUpdates, self: number): boolean {
+  private commutesWith(b: number, own: BarrierUpdates, st: Stuck): boolean {
     const { m, s, inSet } = this;
-    const bar = s.barriers[b];
-    if (!bar || bar.valid !== 1 || own.arrivals + own.lands <= 0) return false;
-    const out = this.outsideUpdates(b, self < this.R ? self : -1, self);
-    if (!out) return false;
-    const arrivals = own.arrivals + out.arrivals;
+    const bar = s.barriers[b]!;
+    const arrivals = own.arrivals + st.counts[3 * b]!;
     if (arrivals !== bar.pending) return arrivals < bar.pending;
-    const missing = bar.tx + own.expects + out.expects - own.lands - out.lands;
+    const missing = bar.tx + own.expects + st.counts[3 * b + 1]! - own.lands - st.counts[3 * b + 2]!;
     if (missing !== 0) return missing > 0;
-    // the phase completes at the last update: no outside role may pass a wait on b before it
     const x = barrierObject(this.o, b);
     for (let p = 0; p < this.R; p++) {
       const ps = s.roles[p];
-      if (p === self || inSet[p] || !ps || ps.pc >= (m.roles[p]?.code.length ?? 0) || !this.futures.conflicts(p, ps.pc, { reads: [], writes: [x] })) continue;
-      if (!this.horizons.firstReadWaits(p, x, ps.pc, bar.phase & 1)) return false;
+      const n = m.roles[p]?.code.length ?? 0;
+      if (inSet[p] || !ps || ps.pc >= n) continue;
+      const stop = st.stop[p]!;
+      const end = stop >= 0 ? stop : this.horizons.straightEnd(p, ps.pc);
+      if (this.horizons.readsIn(p, x, ps.pc, end)) return false;
+      if (stop < 0 && end < n && this.futures.conflicts(p, end, { reads: [], writes: [x] })) return false; // past a loop or branch
     }
     return true;
   }

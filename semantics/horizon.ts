@@ -1,9 +1,9 @@
 // Where a role's straight-line code touches what: per object the positions of the ops that touch
-// it (and that write it), and the positions of its waits with constant operands. The reduction
-// (ample.ts) uses it to bound what a role can do before it blocks: on any path of actions outside
-// an ample set, a role stops at a wait that is blocked now on a barrier that only processes of the
-// set (or the role itself, before that wait) could change — so only its ops before that wait can
-// conflict with the set. Lifted PTX is one straight line per role, which is where this pays.
+// it (and that write it), the positions of its waits with constant operands, and what its counting
+// ops add to each barrier. The reduction (ample.ts, stuck.ts) uses it to bound what a role can do
+// before it blocks: on any path of actions outside an ample set, a role stops at a wait on a
+// barrier whose phase cannot complete there — so only its ops before that wait can conflict with
+// the set. Lifted PTX is one straight line per role, which is where this pays.
 import type { Expr } from '../src/ir/program.ts';
 import { arrivalsOf, GLOBAL, type ObjectSpace, type Touch } from './footprint.ts';
 import type { Machine } from './machine.ts';
@@ -15,8 +15,10 @@ export class Horizons {
   readonly waits: Int32Array[];
   /** per role: the barrier each of those waits names */
   readonly waitBarriers: Int32Array[];
-  /** per role: the parity each of those waits names */
-  private readonly waitParities: Int32Array[];
+  /** per role: the parity each of those waits names (−1: not a constant 0 or 1) */
+  readonly waitParities: Int32Array[];
+  /** the barriers some role waits on with constant operands, ascending */
+  readonly waitTargets: Int32Array;
   /** per role: object → ascending positions of ops that only read it */
   private readonly readAt: Map<number, number[]>[];
   /** per role: object → ascending positions of ops touching it / writing it */
@@ -28,6 +30,10 @@ export class Horizons {
   private readonly countAt: Map<number, CountOps>[];
   /** per role: positions of ops that touch everything (init, inval, unknown operands) */
   private readonly globalAt: number[][];
+  /** per role: what each op does to barriers, flattened (see `effects`) */
+  private readonly effectStart: Int32Array[];
+  private readonly effectBarrier: Int32Array[];
+  private readonly effectCounts: Float64Array[];
 
   /** `touches`: staticTouches(m, o) */
   constructor(m: Machine, o: ObjectSpace, touches: readonly (readonly (Touch | undefined)[])[]) {
@@ -44,6 +50,9 @@ export class Horizons {
     this.arriveAt = [];
     this.countAt = [];
     this.globalAt = [];
+    this.effectStart = [];
+    this.effectBarrier = [];
+    this.effectCounts = [];
     m.roles.forEach((role, r) => {
       const n = role.code.length;
       const until = new Int32Array(n + 1).fill(n);
@@ -57,6 +66,9 @@ export class Horizons {
       const arriveAt = new Map<number, number[]>();
       const countAt = new Map<number, CountOps>();
       const globalAt: number[] = [];
+      const effectStart = new Int32Array(n + 1);
+      const effectBarrier: number[] = [];
+      const effectCounts: number[] = [];
       const note = (map: Map<number, number[]>, x: number, pc: number): void => {
         const list = map.get(x);
         if (list === undefined) map.set(x, [pc]);
@@ -76,8 +88,9 @@ export class Horizons {
         }
         const counted = countingOp(instr, isConstant);
         if (counted) {
-          const list = countAt.get(counted.barrier) ?? { at: [], arrivals: [], expects: [], lands: [] };
+          const list = countAt.get(counted.barrier) ?? { at: [], arriving: [], arrivals: [], expects: [], lands: [] };
           list.at.push(pc);
+          list.arriving.push(instr.op.kind === 'tma.load' ? 0 : 1);
           list.arrivals.push(counted.arrivals);
           list.expects.push(counted.expects);
           list.lands.push(counted.lands);
@@ -97,6 +110,29 @@ export class Horizons {
           note(writeAt, x, pc);
         }
       });
+      role.code.forEach((instr, pc) => {
+        effectStart[pc] = effectBarrier.length;
+        const t = touches[r]?.[pc];
+        if (instr.kind !== 'op' || t === undefined) return;
+        if (t === GLOBAL) {
+          effectBarrier.push(-1);
+          effectCounts.push(Infinity, Infinity, Infinity);
+          return;
+        }
+        const counted = countingOp(instr, isConstant);
+        const arrivals = arrivalsOf(o, instr, t);
+        for (const x of t.writes) {
+          if (x < o.slots || x >= o.slots + o.barriers) continue;
+          const b = x - o.slots;
+          effectBarrier.push(b);
+          if (counted?.barrier === b) effectCounts.push(counted.arrivals, counted.expects, counted.lands);
+          else effectCounts.push(arrivals === GLOBAL || arrivals.includes(b) ? Infinity : 0, Infinity, Infinity);
+        }
+      });
+      effectStart[n] = effectBarrier.length;
+      this.effectStart.push(effectStart);
+      this.effectBarrier.push(Int32Array.from(effectBarrier));
+      this.effectCounts.push(Float64Array.from(effectCounts));
       this.straightUntil.push(until);
       this.waits.push(Int32Array.from(waits));
       this.waitBarriers.push(Int32Array.from(waitBarriers));
@@ -108,6 +144,7 @@ export class Horizons {
       this.countAt.push(countAt);
       this.globalAt.push(globalAt);
     });
+    this.waitTargets = Int32Array.from(new Set(this.waitBarriers.flatMap((w) => [...w]))).sort();
   }
 
   /** The index in `waits[r]` of role r's first such wait at or after pc. */
@@ -131,58 +168,55 @@ export class Horizons {
     return false;
   }
 
-  /** Whether role r may arrive on barrier b (or reset it) at a position in lo..hi−1. */
-  arrivesIn(r: number, b: number, lo: number, hi: number): boolean {
-    return anyIn(this.arriveAt[r]?.get(b), lo, hi) || anyIn(this.globalAt[r] ?? [], lo, hi);
-  }
-
   /**
-   * What role r's code from pc to its end may do to barrier b (object x) in all: arrivals, bytes
-   * expected, bytes landed by its copies — when that code is straight-line and changes b only
-   * through tma.loads, arrives and arrive.expect_tx with constant operands; else undefined (a
-   * loop, an expect_tx or complete_tx on b, an operand the table cannot tell).
+   * What role r's ops at positions lo..hi−1 do to barrier b (object x) in all, counting tma.loads,
+   * arrives and arrive.expect_tx with constant operands. Arrivals are Infinity when some op there
+   * may arrive on b (or reset it) otherwise; expected and landed bytes are both Infinity when some
+   * other op writes b (an expect_tx, complete_tx, an operand the table cannot tell), so that no
+   * sum of bytes is claimed from them.
    */
-  barrierUpdates(r: number, b: number, x: number, pc: number): BarrierUpdates | undefined {
-    const n = this.straightUntil[r]?.length ?? 1;
-    if (this.straightEnd(r, pc) < n - 1) return undefined;
-    if (anyIn(this.globalAt[r] ?? [], pc, n)) return undefined;
-    const writes = this.writeAt[r]?.get(x) ?? [];
-    const w = writes.length - lowerBound(writes, pc);
-    const total = { arrivals: 0, expects: 0, lands: 0 };
-    if (w === 0) return total;
+  updatesIn(r: number, b: number, x: number, lo: number, hi: number): BarrierUpdates {
+    if (hi <= lo) return NO_UPDATES;
+    if (anyIn(this.globalAt[r] ?? [], lo, hi)) return UNKNOWN_UPDATES;
     const ops = this.countAt[r]?.get(b);
-    if (!ops) return undefined;
-    const first = lowerBound(ops.at, pc);
-    if (ops.at.length - first !== w) return undefined; // some other op writes b
-    for (let i = first; i < ops.at.length; i++) {
-      total.arrivals += ops.arrivals[i]!;
-      total.expects += ops.expects[i]!;
-      total.lands += ops.lands[i]!;
+    const first = ops ? lowerBound(ops.at, lo) : 0;
+    const last = ops ? lowerBound(ops.at, hi) : 0;
+    let arrivals = 0;
+    let arriving = 0;
+    let expects = 0;
+    let lands = 0;
+    for (let i = first; i < last; i++) {
+      arriving += ops!.arriving[i]!;
+      arrivals += ops!.arrivals[i]!;
+      expects += ops!.expects[i]!;
+      lands += ops!.lands[i]!;
     }
-    return total;
+    if (countIn(this.arriveAt[r]?.get(b), lo, hi) !== arriving) arrivals = Infinity;
+    if (countIn(this.writeAt[r]?.get(x), lo, hi) !== last - first) expects = lands = Infinity;
+    return { arrivals, expects, lands };
   }
 
   /**
-   * Whether role r's first read of barrier object x from pc on (if any) is a wait with constant
-   * parity `parity`: one that is blocked while b stays in a phase of that parity, so nothing after
-   * it runs before b completes that phase.
+   * What role r's op at pc does to barriers: for each i in effects(r, pc) = [lo, hi), barrier
+   * effectBarrier(r)[i] (−1: every barrier, an init, inval or unknown operand) gets
+   * effectCounts(r)[3i..3i+2] arrivals, expected bytes, landed bytes (Infinity: not known, as in
+   * `updatesIn`).
    */
-  firstReadWaits(r: number, x: number, pc: number, parity: number): boolean {
-    if (this.straightEnd(r, pc) < (this.straightUntil[r]?.length ?? 1) - 1) return false; // a loop may come back to an earlier read
-    const reads = this.readAt[r]?.get(x);
-    if (!reads) return true;
-    const k = lowerBound(reads, pc);
-    if (k === reads.length) return true;
-    const at = reads[k]!;
-    const waits = this.waits[r]!;
-    const w = lowerBound(waits, at);
-    return w < waits.length && waits[w] === at && this.waitParities[r]![w] === parity;
+  effectsFrom(r: number, pc: number): number {
+    return this.effectStart[r]![pc]!;
+  }
+  barrierOfEffect(r: number, i: number): number {
+    return this.effectBarrier[r]![i]!;
+  }
+  countsOfEffect(r: number): Float64Array {
+    return this.effectCounts[r]!;
   }
 
-  /** Whether role r writes object x at a position in lo..hi−1. */
-  writesIn(r: number, x: number, lo: number, hi: number): boolean {
-    return anyIn(this.writeAt[r]?.get(x), lo, hi) || anyIn(this.globalAt[r] ?? [], lo, hi);
+  /** Whether role r reads object x (or touches everything) at a position in lo..hi−1. */
+  readsIn(r: number, x: number, lo: number, hi: number): boolean {
+    return anyIn(this.readAt[r]?.get(x), lo, hi) || anyIn(this.globalAt[r] ?? [], lo, hi);
   }
+
 }
 
 export interface BarrierUpdates {
@@ -191,8 +225,13 @@ export interface BarrierUpdates {
   readonly lands: number;
 }
 
+const NO_UPDATES: BarrierUpdates = { arrivals: 0, expects: 0, lands: 0 };
+const UNKNOWN_UPDATES: BarrierUpdates = { arrivals: Infinity, expects: Infinity, lands: Infinity };
+
 interface CountOps {
   readonly at: number[];
+  /** 1 for an arrive or arrive.expect_tx, 0 for a tma.load */
+  readonly arriving: number[];
   readonly arrivals: number[];
   readonly expects: number[];
   readonly lands: number[];
@@ -230,6 +269,11 @@ function lowerBound(list: ArrayLike<number>, x: number): number {
     else b = mid;
   }
   return a;
+}
+
+/** How many elements of an ascending list lie in lo..hi−1. */
+function countIn(list: readonly number[] | undefined, lo: number, hi: number): number {
+  return list === undefined ? 0 : lowerBound(list, hi) - lowerBound(list, lo);
 }
 
 /** Whether an ascending list has an element in lo..hi−1. */

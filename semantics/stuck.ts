@@ -1,0 +1,269 @@
+// How many more phases each barrier can complete on paths of actions outside an ample set, and
+// where each role outside the set stops on such paths. It bounds what outside roles can do to a
+// barrier over several rounds of a ring: a producer's next-round arrive.expect_tx on full[i] comes
+// after its wait on empty[i], which waits for the consumers, which wait on full[i] — so while
+// full[i]'s phase does not complete, that arrive cannot happen. Across a cluster the same holds a
+// round later: a peer CTA's consumer may pass this round's wait on its own full barrier (its
+// copies are in flight) but not the next one, so it arrives on this CTA's empty barrier once.
+//
+// A least fixed point over bounds N_b (completions still possible), from 0. A role outside the set
+// walks its straight-line code from its pc; for each barrier it knows the lowest phase the barrier
+// can be in there (passing a wait of parity p means the phase had parity ≠ p) and the highest
+// phase it is sure to know (a passed wait observes the phase it passes in). Its stop is the first
+// wait (constant operands) where that lowest phase is also the highest one the bound allows, has
+// the wait's parity, and is known to the role: the wait blocks and does not miss. Count what the
+// outside roles do to each barrier before their stops, and what the copies in flight outside the
+// set land; raise N_b to what those updates allow (the current phase needs the pending arrivals
+// and, when those are all there is, the bytes; each later phase the expected count); move the
+// roles stopped on a raised barrier on; repeat. Sound by induction on the first completion past a
+// bound: before it every outside role is short of its stop, so every update made so far is among
+// those counted, which allow no more completions than the bound.
+//
+// The counts also bound what the outside does to a barrier b that an action of the set updates
+// (ample.ts `updateCommutes`). That claim needs b's phase not to complete on outside paths, which
+// is what N_b = 0 says; assuming it instead (keeping N_b at 0 whatever the counts) would give
+// nothing more: until b is raised both fixed-point iterations make the same moves, and once the
+// counts show that the outside alone cannot complete b they never raise it.
+import { barrierObject, type Futures, type ObjectSpace } from './footprint.ts';
+import { phaseDistance } from './hb.ts';
+import type { Horizons } from './horizon.ts';
+import type { Machine } from './machine.ts';
+import type { BarrierState, MachineState } from './state.ts';
+
+/** A state and an ample set being built: the processes outside it are those that move. */
+export interface Outside {
+  readonly s: MachineState;
+  /** per process, 1 for those of the set: roles 0..R−1, and copy i in flight at firstCopy + i */
+  readonly inSet: Uint8Array;
+  readonly firstCopy: number;
+}
+
+export interface Stuck {
+  /** per role: the position of the wait it stops at on paths outside the set, or −1 (no stop, or in the set) */
+  readonly stop: Int32Array;
+  /** per barrier, N: how many more phases it can complete on paths outside the set (Infinity: not bounded) */
+  readonly bound: Float64Array;
+  /** per barrier b, at 3b..3b+2: the arrivals, expected and landed bytes of the outside before the stops */
+  readonly counts: Float64Array;
+}
+
+interface Tail {
+  readonly barriers: Int32Array;
+  readonly counts: Float64Array;
+}
+/** a tail with an op that touches every barrier: counted op by op (it sets every count to Infinity) */
+const GLOBAL_TAIL = 'global';
+
+/**
+ * The analysis for one machine; its scratch arrays are reused by every run (they run one at a
+ * time). A worklist: counts grow only when a bound is raised and the roles stopped at a wait on
+ * that barrier move on to their next stop, so each op in the outside roles' ranges is counted once.
+ */
+export class StuckBarriers {
+  private readonly m: Machine;
+  private readonly o: ObjectSpace;
+  private readonly futures: Futures;
+  private readonly horizons: Horizons;
+  /** per barrier: N, the completions still possible (Infinity: not bounded) */
+  private readonly bound: Float64Array;
+  /** arrivals, expected and landed bytes per barrier, over what is counted so far */
+  private readonly counts: Float64Array;
+  private readonly queued: Uint8Array;
+  private readonly queue: number[] = [];
+  /** per role: index into horizons.waits of its stop, or of the wait its walk resumes at; −1 when it has no stop */
+  private readonly stopIndex: Int32Array;
+  private stop: Int32Array;
+  /** per role and barrier: the lowest phase possible at the role's walk, the highest it surely knows; valid when `seen` is this run's */
+  private readonly lowest: Float64Array;
+  private readonly known: Float64Array;
+  private readonly seen: Uint32Array;
+  private runId = 0;
+  private s!: MachineState;
+  /** per role and position: what its ops from there to the end of the straight part do (countTail) */
+  private readonly tails = new Map<number, Tail | typeof GLOBAL_TAIL>();
+
+  constructor(m: Machine, o: ObjectSpace, futures: Futures, horizons: Horizons) {
+    this.m = m;
+    this.o = o;
+    this.futures = futures;
+    this.horizons = horizons;
+    const B = m.barrierCount;
+    const R = m.roles.length;
+    this.bound = new Float64Array(B);
+    this.counts = new Float64Array(3 * B);
+    this.queued = new Uint8Array(B);
+    this.stopIndex = new Int32Array(R);
+    this.stop = new Int32Array(R);
+    this.lowest = new Float64Array(R * B);
+    this.known = new Float64Array(R * B);
+    this.seen = new Uint32Array(R * B);
+  }
+
+  /** The bounds, the stops of the outside roles and what they do to each barrier before them. */
+  run(out: Outside): Stuck {
+    const { m, horizons, bound, counts } = this;
+    const s = (this.s = out.s);
+    this.runId = (this.runId + 1) >>> 0 || 1;
+    const R = m.roles.length;
+    for (let b = 0; b < bound.length; b++) bound[b] = s.barriers[b]?.valid === 1 ? 0 : Infinity;
+    counts.fill(0);
+    this.stop = new Int32Array(R).fill(-1);
+    this.stopIndex.fill(-1);
+    for (let p = 0; p < R; p++) {
+      const rs = s.roles[p];
+      if (out.inSet[p] === 1 || rs === undefined || rs.pc >= (m.roles[p]?.code.length ?? 0)) continue;
+      this.stopIndex[p] = horizons.firstWait(p, rs.pc);
+      this.advance(p, rs.pc);
+    }
+    for (let i = 0; i < s.tma.length; i++) {
+      const t = s.tma[i]!;
+      if (out.inSet[out.firstCopy + i]) continue;
+      counts[3 * t.barrier + 2] = counts[3 * t.barrier + 2]! + t.bytes;
+      this.enqueue(t.barrier);
+    }
+    const { queue, queued, stopIndex } = this;
+    while (queue.length > 0) {
+      const b = queue.pop()!;
+      queued[b] = 0;
+      const n = completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!);
+      if (n <= bound[b]!) continue;
+      bound[b] = n;
+      for (let p = 0; p < R; p++) if (this.stop[p]! >= 0 && horizons.waitBarriers[p]![stopIndex[p]!] === b) this.advance(p, this.stop[p]!);
+    }
+    return { stop: this.stop, bound: bound.slice(), counts: counts.slice() };
+  }
+
+  private enqueue(b: number): void {
+    if (this.bound[b] !== Infinity && !this.queued[b]) {
+      this.queued[b] = 1;
+      this.queue.push(b);
+    }
+  }
+
+  /** Walk role p on from wait index stopIndex[p] to its next stop, counting its ops from `from` up to it. */
+  private advance(p: number, from: number): void {
+    const { m, horizons, counts } = this;
+    const pc = this.s.roles[p]!.pc;
+    const end = horizons.straightEnd(p, pc);
+    const next = this.walk(p, this.stopIndex[p]!, end);
+    this.stopIndex[p] = next;
+    this.stop[p] = next >= 0 ? horizons.waits[p]![next]! : -1;
+    if (next >= 0) return this.count(p, from, this.stop[p]!);
+    this.countTail(p, from, end);
+    if (end >= m.roles[p]!.code.length) return;
+    // no stop in the straight-line part: what comes after it (a loop, a branch) is not counted
+    for (let b = 0; b < m.barrierCount; b++) {
+      if (!this.futures.writes(p, end, barrierObject(this.o, b))) continue;
+      counts[3 * b + 1] = counts[3 * b + 2] = Infinity;
+      if (this.futures.arrives(p, end, b)) counts[3 * b] = Infinity;
+      this.enqueue(b);
+    }
+  }
+
+  /**
+   * The index (into horizons.waits[p]) of role p's first wait from index k on, before `end`, that
+   * blocks for good while every barrier stays within its bound; −1 when none. Waits passed update
+   * the lowest phase and the known phase of their barrier.
+   */
+  private walk(p: number, k: number, end: number): number {
+    const { m, s, horizons, lowest, known, seen } = this;
+    const waits = horizons.waits[p]!;
+    const barriers = horizons.waitBarriers[p]!;
+    const parities = horizons.waitParities[p]!;
+    const B = m.barrierCount;
+    for (; k < waits.length && waits[k]! < end; k++) {
+      const b = barriers[k]!;
+      const parity = parities[k]!;
+      const bar = s.barriers[b];
+      if (!bar || (parity !== 0 && parity !== 1)) continue; // a protocol error if reached
+      const at = p * B + b;
+      if (seen[at] !== this.runId) {
+        seen[at] = this.runId;
+        lowest[at] = bar.phase;
+        // distance 0: knows the current phase; 1: the one before; 2: an older one
+        known[at] = bar.phase - phaseDistance(m, s.hb.roles[p] ?? [], b);
+      }
+      const highest = bar.phase + this.bound[b]!;
+      const low = lowest[at]!;
+      if (low === highest && (low & 1) === parity) {
+        if (known[at]! >= low) return k; // blocked, and it does not miss: it knows this phase
+        continue; // it misses its phase (a protocol error, which ends the path)
+      }
+      // passed: the phase had the other parity, and the waiter observed it
+      lowest[at] = (low & 1) === parity ? low + 1 : low;
+      known[at] = Math.max(known[at]!, lowest[at]!);
+    }
+    return -1;
+  }
+
+  /** Add what role p's ops at lo..hi−1 do to barriers. */
+  private count(p: number, lo: number, hi: number): void {
+    const { horizons, counts } = this;
+    const c = horizons.countsOfEffect(p);
+    for (let i = horizons.effectsFrom(p, lo), end = horizons.effectsFrom(p, hi); i < end; i++) {
+      const b = horizons.barrierOfEffect(p, i);
+      if (b < 0) {
+        counts.fill(Infinity);
+        for (let x = 0; x < this.m.barrierCount; x++) this.enqueue(x);
+        return;
+      }
+      for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + c[3 * i + j]!;
+      this.enqueue(b);
+    }
+  }
+
+  /**
+   * Add what role p's ops from `from` to `end` (its straight-line end) do: the same sums for every
+   * run that lets p run to the end of a straight part, kept per position (sparse: barrier, counts).
+   */
+  private countTail(p: number, from: number, end: number): void {
+    const key = from * 4096 + p; // positions below 2^40 and roles below 4096 keep keys exact
+    let tail = this.tails.get(key);
+    if (tail === undefined) {
+      tail = this.tailSums(p, from, end);
+      this.tails.set(key, tail);
+    }
+    if (tail === GLOBAL_TAIL) return this.count(p, from, end);
+    const counts = this.counts;
+    for (let i = 0; i < tail.barriers.length; i++) {
+      const b = tail.barriers[i]!;
+      for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + tail.counts[3 * i + j]!;
+      this.enqueue(b);
+    }
+  }
+
+  private tailSums(p: number, from: number, end: number): Tail | typeof GLOBAL_TAIL {
+    const { horizons } = this;
+    const c = horizons.countsOfEffect(p);
+    const index = new Map<number, number>();
+    const barriers: number[] = [];
+    const sums: number[] = [];
+    for (let i = horizons.effectsFrom(p, from), last = horizons.effectsFrom(p, end); i < last; i++) {
+      const b = horizons.barrierOfEffect(p, i);
+      if (b < 0) return GLOBAL_TAIL;
+      let k = index.get(b);
+      if (k === undefined) {
+        k = barriers.length;
+        index.set(b, k);
+        barriers.push(b);
+        sums.push(0, 0, 0);
+      }
+      for (let j = 0; j < 3; j++) sums[3 * k + j] = sums[3 * k + j]! + c[3 * i + j]!;
+    }
+    return { barriers: Int32Array.from(barriers), counts: Float64Array.from(sums) };
+  }
+}
+
+/**
+ * How many phases a barrier can complete when these updates are all that happens to it: none when the current
+ * phase cannot complete — fewer arrivals than pending, or exactly as many and bytes still missing
+ * once all is done (after the last arrival only landings come, and they only lower tx, so it stays
+ * above 0) — else one, and one more per `expected` arrivals left over (an arrival past the pending
+ * count is a protocol error that ends the path). An Infinity or NaN (a count not known)
+ * allows any number.
+ */
+export function completionsAllowed(bar: BarrierState, arrivals: number, expects: number, lands: number): number {
+  if (arrivals < bar.pending || (arrivals === bar.pending && bar.tx + expects - lands > 0)) return 0;
+  if (!Number.isFinite(arrivals) || bar.expected <= 0) return Infinity;
+  return 1 + Math.floor((arrivals - bar.pending) / bar.expected);
+}
