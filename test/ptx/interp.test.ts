@@ -145,6 +145,27 @@ describe('values, memory and calls', () => {
     expect(roleText(two, 'warp0_cta1')).toEqual(['arrive bar_c1[0] 32']);
   });
 
+  it('picks the cluster shape under which the launch runs to its end when the PTX declares none', () => {
+    // every CTA arrives on rank 1's bar[1] (so the kernel needs two CTAs); the CTA at cluster y = 1
+    // releases rank 0, which waits: as 2×1×1 no CTA has y = 1 and rank 0 hangs, as 1×2×1 it does not
+    const body =
+      `${INIT}\tmov.u32 %r2, bar;\n\tadd.u32 %r3, %r2, 8;\n\tmapa.shared::cluster.u32 %r4, %r3, 1;\n\t@%p1 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r4];\n` +
+      `\tmov.u32 %r5, %cluster_ctaid.y;\n\tsetp.eq.u32 %p2, %r5, 1;\n\tand.pred %p3, %p2, %p1;\n\tmapa.shared::cluster.u32 %r6, %r2, 0;\n\t@%p3 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];\n` +
+      `\tmov.u32 %r7, %cluster_ctarank;\n\tsetp.eq.u32 %p4, %r7, 0;\n\t@%p4 mbarrier.try_wait.parity.shared::cta.b64 %p5, [bar], 0;`;
+    const { facts } = liftKernelWithFacts(parsePtx(ptx({ body }), 'k.ptx'));
+    expect(facts.cluster).toEqual([1, 2, 1]);
+    expect(facts.clusterNote).toMatch(/taken as 1×2×1, the first shape under which this launch runs to its end \(it hangs under 2×1×1\); give --cluster/);
+    expect(facts.stuck).toBeUndefined();
+    // given, the shape is kept, and the hang is reported
+    const given = liftKernelWithFacts(parsePtx(ptx({ body }), 'k.ptx'), { cluster: [2, 1, 1] }).facts;
+    expect(given.clusterNote).toBeUndefined();
+    expect(given.stuck).toMatch(/CTA 0/);
+    // a kernel indifferent to the orientation keeps x, and says it was not declared
+    const plain = liftKernelWithFacts(parsePtx(ptx({ body: body.replace('setp.eq.u32 %p2, %r5, 1', 'setp.eq.u32 %p2, %r5, 0').replace('@%p4 mbarrier.try_wait', '@%p4 mbarrier.arrive.shared::cta.b64 _, [bar+16];\n\t// no wait') }), 'k.ptx')).facts;
+    expect(plain.cluster).toEqual([2, 1, 1]);
+    expect(plain.clusterNote).toMatch(/does not declare its cluster shape .*: taken as 2×1×1; give --cluster/);
+  });
+
   it('follows .func calls with .param arguments and return values', () => {
     const funcs = `.func (.param .b32 ret) arrive_on(.param .b32 addr, .param .b32 n)\n{\n\t.reg .b32 %a<4>;\n\tld.param.b32 %a1, [addr];\n\tld.param.b32 %a2, [n];\n\tmbarrier.arrive.shared::cta.b64 _, [%a1], %a2;\n\tadd.s32 %a3, %a2, 1;\n\tst.param.b32 [ret], %a3;\n\tret;\n}`;
     const body = `${INIT}\tmov.u32 %r2, bar;\n\tadd.s32 %r2, %r2, 16;\n\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r2;\n\t.param .b32 param1;\n\tst.param.b32 [param1], 3;\n\t.param .b32 retval0;\n\t@%p1 call.uni (retval0), arrive_on, (param0, param1);\n\tld.param.b32 %r3, [retval0];\n\t}\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r3;`;

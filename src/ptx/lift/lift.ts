@@ -52,6 +52,8 @@ export interface LiftFacts {
   readonly launch: readonly { readonly v: LaunchVar; readonly value: string; readonly given: boolean }[];
   readonly grid: readonly [number, number, number];
   readonly cluster: readonly [number, number, number];
+  /** how the cluster shape was chosen, when the PTX does not declare it and none was given */
+  readonly clusterNote?: string;
   /** sizes of tensor copies by map, and how each was found */
   readonly tma: readonly SizedMap[];
   /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
@@ -76,6 +78,8 @@ export interface KernelTrace {
   readonly launch: LaunchValues;
   readonly grid: readonly [number, number, number];
   readonly cluster: readonly [number, number, number];
+  /** how the cluster shape was chosen, when the PTX does not declare it and none was given */
+  readonly clusterNote?: string;
 }
 
 function kernelsOf(module: PtxModule): PtxFunction[] {
@@ -138,36 +142,80 @@ export function prepare(module: PtxModule, options: LiftOptions): Prepared {
 /** Run one cluster with these launch values and record its warps' events (before any folding). */
 export function traceWith(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>): KernelTrace {
   const declared = p.kernel.perf.reqnctapercluster;
-  let cluster: [number, number, number] = options.cluster
+  const fixed: [number, number, number] | undefined = options.cluster
     ? [options.cluster[0], options.cluster[1], options.cluster[2]]
     : declared && declared.length > 0
       ? [declared[0] ?? 1, declared[1] ?? 1, declared[2] ?? 1]
-      : [1, 1, 1];
-  for (let attempt = 0; ; attempt++) {
-    const grid: [number, number, number] = options.grid
-      ? [options.grid[0], options.grid[1], options.grid[2]]
-      : [Math.max(cluster[0], Number(values.get('grid.x') ?? 1)), Math.max(cluster[1], Number(values.get('grid.y') ?? 1)), Math.max(cluster[2], Number(values.get('grid.z') ?? 1))];
-    if (grid.some((g, i) => g % (cluster[i] ?? 1) !== 0)) {
-      throw new InputError(`the grid ${grid.join(',')} is not a whole number of ${cluster.join(',')} clusters`);
-    }
-    const launch = new LaunchValues(p.kernel, values);
-    const x0 = options.cta ?? 0;
-    const firstCta: [number, number, number] = [x0 - (x0 % cluster[0]), 0, 0];
-    try {
-      const run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS);
-      const blockThreads = p.block[0] * p.block[1] * p.block[2];
-      return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };
-    } catch (e) {
-      // a kernel that addresses another CTA of its cluster, launched here with a smaller cluster:
-      // without a declared or given shape, widen the cluster (x) to the rank it needs, once
-      const rank = /in CTA (\d+) of a \d+-CTA cluster|multicasts to CTA (\d+) of a/.exec(e instanceof Error ? e.message : '');
-      const need = rank ? Number(rank[1] ?? rank[2]) + 1 : 0;
-      if (options.cluster || (declared && declared.length > 0) || attempt > 0 || need <= cluster[0] * cluster[1] * cluster[2]) throw e;
-      let n = 1;
-      while (n < need) n *= 2;
-      cluster = [n, 1, 1];
-    }
+      : undefined;
+  try {
+    return runShape(p, options, values, fixed ?? [1, 1, 1]);
+  } catch (e) {
+    // a kernel that addresses another CTA of its cluster, launched here with a smaller cluster:
+    // without a declared or given shape, widen the cluster to the rank it needs, once
+    const rank = /in CTA (\d+) of a \d+-CTA cluster|multicasts to CTA (\d+) of a/.exec(e instanceof Error ? e.message : '');
+    const need = rank ? Number(rank[1] ?? rank[2]) + 1 : 0;
+    if (fixed || need <= 1) throw e;
+    let n = 1;
+    while (n < need) n *= 2;
+    return widened(p, options, values, n);
   }
+}
+
+/**
+ * The cluster of n CTAs whose orientation the PTX does not give (CUTLASS reads %cluster_ctaid.x
+ * and .y and was compiled for one shape): the first shape, x-major, under which this launch runs to
+ * its end; a shape under which it hangs (the CTAs disagree on who multicasts to whom) is a wrong
+ * guess, not a finding, unless every shape hangs.
+ */
+function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>, n: number): KernelTrace {
+  const shapes = clusterShapes(n);
+  const name = (c: readonly number[]): string => c.join('×');
+  let first: KernelTrace | undefined;
+  let error: unknown;
+  for (const shape of shapes) {
+    let trace: KernelTrace;
+    try {
+      trace = runShape(p, options, values, shape);
+    } catch (e) {
+      error ??= e;
+      continue;
+    }
+    const note = `the PTX does not declare its cluster shape (.reqnctapercluster); it addresses ${n} CTAs`;
+    if (!trace.run.stuck) {
+      const hung = shapes.slice(0, shapes.indexOf(shape)).map(name);
+      const why = hung.length > 0 ? `, the first shape under which this launch runs to its end (it hangs under ${hung.join(', ')})` : '';
+      return { ...trace, clusterNote: `${note}: taken as ${name(shape)}${why}; give --cluster X,Y,Z for the shape it is launched with` };
+    }
+    first ??= { ...trace, clusterNote: `${note}: taken as ${name(shape)}; it hangs under every shape of ${n} CTAs (${shapes.map(name).join(', ')}); give --cluster X,Y,Z for the shape it is launched with` };
+  }
+  if (first) return first;
+  throw error;
+}
+
+/** The shapes of a cluster of n CTAs: all in x first, then y, then z, then the two-dimensional ones. */
+function clusterShapes(n: number): [number, number, number][] {
+  const out: [number, number, number][] = [
+    [n, 1, 1],
+    [1, n, 1],
+    [1, 1, n],
+  ];
+  for (let x = 2; x < n; x++) if (n % x === 0) out.push([x, n / x, 1]);
+  return n === 1 ? [[1, 1, 1]] : out;
+}
+
+function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>, cluster: [number, number, number]): KernelTrace {
+  const grid: [number, number, number] = options.grid
+    ? [options.grid[0], options.grid[1], options.grid[2]]
+    : [Math.max(cluster[0], Number(values.get('grid.x') ?? 1)), Math.max(cluster[1], Number(values.get('grid.y') ?? 1)), Math.max(cluster[2], Number(values.get('grid.z') ?? 1))];
+  if (grid.some((g, i) => g % (cluster[i] ?? 1) !== 0)) {
+    throw new InputError(`the grid ${grid.join(',')} is not a whole number of ${cluster.join(',')} clusters`);
+  }
+  const launch = new LaunchValues(p.kernel, values);
+  const x0 = options.cta ?? 0;
+  const firstCta: [number, number, number] = [x0 - (x0 % cluster[0]), 0, 0];
+  const run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  const blockThreads = p.block[0] * p.block[1] * p.block[2];
+  return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };
 }
 
 /** Execute every warp of one cluster and record its synchronization events (before any folding). */
@@ -219,6 +267,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) })),
     grid: trace.grid,
     cluster: trace.cluster,
+    ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
     tma: sized.maps,
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.run.stuck ? { stuck: trace.run.stuck.map((s) => `warp ${s.warp}${ctas > 1 ? ` of CTA ${s.cta}` : ''} at line ${s.loc.line}`).join(', ') } : {}),
