@@ -212,6 +212,11 @@ export class Horizons {
     return this.effectCounts[r]!;
   }
 
+  /** Whether role r has an op that touches everything (an init, inval, an unknown operand) at pc or later. */
+  touchesEverythingFrom(r: number, pc: number): boolean {
+    return anyIn(this.globalAt[r] ?? [], pc, Infinity);
+  }
+
   /** Whether role r reads object x (or touches everything) at a position in lo..hi−1. */
   readsIn(r: number, x: number, lo: number, hi: number): boolean {
     return anyIn(this.readAt[r]?.get(x), lo, hi) || anyIn(this.globalAt[r] ?? [], lo, hi);

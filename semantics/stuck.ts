@@ -15,7 +15,9 @@
 // outside roles do to each barrier before their stops, and what the copies in flight outside the
 // set land; raise N_b to what those updates allow (the current phase needs the pending arrivals
 // and, when those are all there is, the bytes; each later phase the expected count); move the
-// roles stopped on a raised barrier on; repeat. Sound by induction on the first completion past a
+// roles stopped on a raised barrier on; repeat. A wait passed in a walk also teaches its role
+// what the barrier's arrivers knew (knowledgeAt): a consumer that takes every other k-block knows
+// a stage's first round was filled because the other consumer released the order barrier after it. Sound by induction on the first completion past a
 // bound: before it every outside role is short of its stop, so every update made so far is among
 // those counted, which allow no more completions than the bound.
 //
@@ -26,6 +28,7 @@
 // counts show that the outside alone cannot complete b they never raise it.
 import { barrierObject, type Futures, type ObjectSpace } from './footprint.ts';
 import { phaseDistance } from './hb.ts';
+import type { Knowledge } from './bits.ts';
 import type { Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
 import type { BarrierState, MachineState } from './state.ts';
@@ -79,6 +82,11 @@ export class StuckBarriers {
   private readonly seen: Uint32Array;
   private runId = 0;
   private s!: MachineState;
+  /** knowledgeAt per (completions, barrier, waiter), for the state `factsOf` */
+  private readonly facts = new Map<number, Float64Array>();
+  private factsOf: MachineState | undefined;
+  /** whether a passed wait teaches its waiter what its barrier's arrivers knew (no role can reset a barrier any more) */
+  private transfer = false;
   /** per role and position: what its ops from there to the end of the straight part do (countTail) */
   private readonly tails = new Map<number, Tail | typeof GLOBAL_TAIL>();
 
@@ -105,6 +113,12 @@ export class StuckBarriers {
     const s = (this.s = out.s);
     this.runId = (this.runId + 1) >>> 0 || 1;
     const R = m.roles.length;
+    if (this.factsOf !== s) {
+      this.factsOf = s;
+      this.facts.clear();
+      // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
+      this.transfer = s.roles.every((rs, p) => !horizons.touchesEverythingFrom(p, rs.pc));
+    }
     for (let b = 0; b < bound.length; b++) bound[b] = s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
     this.stop = new Int32Array(R).fill(-1);
@@ -176,13 +190,7 @@ export class StuckBarriers {
       const parity = parities[k]!;
       const bar = s.barriers[b];
       if (!bar || (parity !== 0 && parity !== 1)) continue; // a protocol error if reached
-      const at = p * B + b;
-      if (seen[at] !== this.runId) {
-        seen[at] = this.runId;
-        lowest[at] = bar.phase;
-        // distance 0: knows the current phase; 1: the one before; 2: an older one
-        known[at] = bar.phase - phaseDistance(m, s.hb.roles[p] ?? [], b);
-      }
+      const at = this.entry(p, b);
       const highest = bar.phase + this.bound[b]!;
       const low = lowest[at]!;
       if (low === highest && (low & 1) === parity) {
@@ -190,10 +198,118 @@ export class StuckBarriers {
         continue; // it misses its phase (a protocol error, which ends the path)
       }
       // passed: the phase had the other parity, and the waiter observed it
-      lowest[at] = (low & 1) === parity ? low + 1 : low;
-      known[at] = Math.max(known[at]!, lowest[at]!);
+      const after = (low & 1) === parity ? low + 1 : low;
+      lowest[at] = after;
+      known[at] = Math.max(known[at]!, after);
+      if (this.transfer) this.learn(p, b, after - bar.phase);
     }
     return -1;
+  }
+
+  /** Role p's walk position: the lowest and known phase of barrier b there, set from the state on first use in this run. */
+  private entry(p: number, b: number): number {
+    const at = p * this.m.barrierCount + b;
+    if (this.seen[at] !== this.runId) {
+      const phase = this.s.barriers[b]?.phase ?? 0;
+      this.seen[at] = this.runId;
+      this.lowest[at] = phase;
+      // distance 0: knows the current phase; 1: the one before; 2: an older one
+      this.known[at] = phase - phaseDistance(this.m, this.s.hb.roles[p] ?? [], b);
+    }
+    return at;
+  }
+
+  /**
+   * Role p passed a wait on barrier b that needs `completions` more phases of b than the state has:
+   * it learns what those completions imply (knowledgeAt) about every barrier.
+   */
+  private learn(p: number, b: number, completions: number): void {
+    const B = this.m.barrierCount;
+    const key = (completions * B + b) * this.m.roles.length + p;
+    let facts = this.facts.get(key);
+    if (facts === undefined) {
+      facts = this.knowledgeAt(p, b, completions);
+      this.facts.set(key, facts);
+    }
+    const { lowest, known } = this;
+    for (let x = 0; x < B; x++) {
+      const at = this.entry(p, x);
+      lowest[at] = Math.max(lowest[at]!, facts[2 * x]!);
+      known[at] = Math.max(known[at]!, facts[2 * x + 1]!);
+    }
+  }
+
+  /**
+   * What a role that passes a wait on b after `completions` more phases of b has learnt, per
+   * barrier x at 2x (a lowest phase of x) and 2x + 1 (a phase of x it knows): the wait joins the
+   * knowledge of b's completed phases (mbarrier.ts: barDone, and barPending once the current phase
+   * completes). When one role A other than p is the only one that can still arrive on b, the
+   * completions need A's arrivals up to some op of A's straight-line code: A passed its waits before
+   * that op, so the phases they needed had been reached, and A knew them (the same rule as `walk`).
+   * This is how a consumer that takes every other k-block knows a stage's earlier round was filled:
+   * the other consumer, which took it, released the order barrier it waits on.
+   */
+  private knowledgeAt(p: number, b: number, completions: number): Float64Array {
+    const { m, s } = this;
+    const B = m.barrierCount;
+    const facts = new Float64Array(2 * B);
+    const knows = (k: Knowledge | undefined, x: number): number => {
+      const d = k === undefined ? 2 : phaseDistance(m, k, x);
+      return d === 2 ? -Infinity : (s.barriers[x]?.phase ?? 0) - d;
+    };
+    for (let x = 0; x < B; x++) {
+      facts[2 * x] = s.barriers[x]?.phase ?? 0;
+      facts[2 * x + 1] = Math.max(knows(s.hb.barDone[b], x), completions > 0 ? knows(s.hb.barPending[b], x) : -Infinity);
+    }
+    if (completions <= 0) return facts;
+    const a = this.onlyArriver(b);
+    const bar = s.barriers[b];
+    if (a === undefined || a === p || !bar || bar.expected <= 0) return facts;
+    const at = this.arrivalOp(a, b, bar.pending + (completions - 1) * bar.expected);
+    if (at === undefined) return facts;
+    for (let x = 0; x < B; x++) facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, knows(s.hb.roles[a], x));
+    const { horizons } = this;
+    const waits = horizons.waits[a]!;
+    for (let k = horizons.firstWait(a, s.roles[a]!.pc); k < waits.length && waits[k]! < at; k++) {
+      const x = horizons.waitBarriers[a]![k]!;
+      const parity = horizons.waitParities[a]![k]!;
+      if (s.barriers[x]?.valid !== 1 || (parity !== 0 && parity !== 1)) continue;
+      const low = facts[2 * x]!;
+      const after = (low & 1) === parity ? low + 1 : low;
+      facts[2 * x] = after;
+      facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, after);
+    }
+    return facts;
+  }
+
+  /** The one role that may still arrive on b (or reset it), or undefined when none or several may. */
+  private onlyArriver(b: number): number | undefined {
+    let found: number | undefined;
+    for (let r = 0; r < this.m.roles.length; r++) {
+      if (!this.futures.arrives(r, this.s.roles[r]?.pc ?? Infinity, b)) continue;
+      if (found !== undefined) return undefined;
+      found = r;
+    }
+    return found;
+  }
+
+  /** The position of the op of role a's straight-line code at which its arrivals on b from its pc reach `need`; undefined when they do not, or are not known there. */
+  private arrivalOp(a: number, b: number, need: number): number | undefined {
+    const { horizons } = this;
+    const pc = this.s.roles[a]!.pc;
+    const c = horizons.countsOfEffect(a);
+    let arrivals = 0;
+    for (let at = pc, end = horizons.straightEnd(a, pc); at < end; at++) {
+      for (let i = horizons.effectsFrom(a, at), last = horizons.effectsFrom(a, at + 1); i < last; i++) {
+        const x = horizons.barrierOfEffect(a, i);
+        if (x < 0) return undefined;
+        if (x !== b) continue;
+        arrivals += c[3 * i]!;
+        if (!Number.isFinite(arrivals)) return undefined;
+        if (arrivals >= need) return at;
+      }
+    }
+    return undefined;
   }
 
   /** Add what role p's ops at lo..hi−1 do to barriers. */

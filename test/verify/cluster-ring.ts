@@ -57,3 +57,40 @@ export const arbClusterRing: fc.Arbitrary<ClusterRing> = fc.record({
   at: fc.nat(3),
   cta: fc.integer({ min: 0, max: 1 }),
 });
+
+/**
+ * The ring above with two consumers per CTA that take k-blocks in turn (CUTLASS Pingpong on a 1×2
+ * cluster): an order barrier per CTA passes the turn. With an odd number of stages a consumer's
+ * first wait on a stage is that stage's second round (parity 1), the first round having gone to
+ * the other consumer, which released the order barrier only after it.
+ */
+export function pingpongClusterText(stages: number, blocks: number): string {
+  const S = stages;
+  const lines = [
+    ...[0, 1].map((c) => `mbarrier full${c}[${S}] count 1`),
+    ...[0, 1].map((c) => `mbarrier empty${c}[${S}] count 2`),
+    ...[0, 1].map((c) => `mbarrier order${c}[2] count 1`),
+    ...[0, 1].map((c) => `buffer a${c}[${S}] bytes ${A}`),
+    ...[0, 1].map((c) => `buffer b${c}[${2 * S}] bytes ${HALF}`),
+  ];
+  for (const c of [0, 1]) {
+    lines.push('', `role producer${c} warps 1:`);
+    for (let k = 0; k < blocks; k++) {
+      const s = k % S;
+      lines.push(`  wait empty${c}[${s}], ${(Math.floor(k / S) + 1) & 1}`, `  arrive.expect_tx full${c}[${s}], ${A + 2 * HALF}`, `  tma.load a${c}[${s}] -> full${c}[${s}], ${A}`);
+      for (const d of [0, 1]) lines.push(`  tma.load b${d}[${2 * s + c}] -> full${d}[${s}], ${HALF}`);
+    }
+    for (const w of [0, 1]) {
+      lines.push('', `role consumer${c}_${w} warps 4:`);
+      // consumer w's j-th turn waits for the other's j-th (w = 1) or (j−1)-th (w = 0) handover
+      for (let k = w, j = 0; k < blocks; k += 2, j++) {
+        const s = k % S;
+        lines.push(`  wait order${c}[${w}], ${(j + 1 - w) & 1}`, `  wait full${c}[${s}], ${Math.floor(k / S) & 1}`);
+        lines.push(`  wgmma.issue a${c}[${s}]`, `  wgmma.issue b${c}[${2 * s}]`, `  wgmma.issue b${c}[${2 * s + 1}]`, '  wgmma.commit', '  wgmma.wait 0');
+        for (const d of [0, 1]) lines.push(`  arrive empty${d}[${s}]`);
+        lines.push(`  arrive order${c}[${1 - w}]`);
+      }
+    }
+  }
+  return lines.join('\n') + '\n';
+}
