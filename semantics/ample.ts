@@ -206,7 +206,7 @@ class Closure {
   /**
    * The position of the first wait in role q's straight-line code from its pc that q cannot pass
    * on any path of actions outside the set (stuck.ts): so only q's ops before it can conflict with
-   * the set. Undefined when there is none: q's whole future counts.
+   * the set (and a bar.sync's arrival there). Undefined when there is none: q's whole future counts.
    */
   private horizon(q: number): number | undefined {
     const rs = this.s.roles[q];
@@ -215,7 +215,10 @@ class Closure {
     const k = this.horizons.firstWait(q, rs.pc);
     if (k >= this.horizons.waits[q]!.length || this.horizons.waits[q]![k]! >= this.horizons.straightEnd(q, rs.pc)) return undefined;
     const stop = this.stuckNow().stop[q] ?? -1;
-    return stop >= 0 ? stop : undefined;
+    if (stop < 0) return undefined;
+    // a bar.sync at the stop arrives before it blocks: that op is within the horizon
+    const op = this.m.roles[q]?.code[stop];
+    return op?.kind === 'op' && op.op.kind === 'bar.sync' ? stop + 1 : stop;
   }
 
   /**

@@ -59,6 +59,9 @@ function unitOf(op: Op): 'mma' | 'store' | undefined {
   }
 }
 
+/** An issue that commits no group: it adds a read to the role's open list and touches no group. */
+const opensOnly = (op: Op): boolean => (op.kind === 'wgmma.issue' && !op.commit) || op.kind === 'tma.store';
+
 /** Ops that only read their slot or barrier (the others write it). */
 const READS_TARGET: ReadonlySet<Op['kind']> = new Set(['read', 'wgmma.issue', 'tma.store', 'wait', 'wait.token']);
 
@@ -150,8 +153,10 @@ function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Re
     for (const n of ids) writes.push(namedObject(o, n));
   }
   if (op.kind === 'wait.token') for (const b of at.tokenBarriers()) reads.push(barrierObject(o, b));
+  // an issue only adds to the role's open reads, which nothing but its own commit takes: it
+  // commutes with its unit's retirements (they take committed groups) and with its partners' issues
   const unit = unitOf(op);
-  if (unit) writes.push(groupObject(o, r, unit));
+  if (unit && !opensOnly(op)) writes.push(groupObject(o, r, unit));
   return { reads, writes };
 }
 

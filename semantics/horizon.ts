@@ -19,6 +19,13 @@ export class Horizons {
   readonly waitParities: Int32Array[];
   /** the barriers some role waits on with constant operands, ascending */
   readonly waitTargets: Int32Array;
+  /**
+   * Named barrier id is counter `barrierCount + id` in `waits` (a `bar.sync` with constant
+   * operands, parity NAMED_SYNC) and in the effects (a bar.sync or bar.arrive adds its role's
+   * threads as arrivals). Per id: the fewest threads an op on it names (a generation completes at
+   * that many at the least), 0 when some op names a count that is not a constant.
+   */
+  readonly namedThreads: Float64Array;
   /** per role: object → ascending positions of ops that only read it */
   private readonly readAt: Map<number, number[]>[];
   /** per role: object → ascending positions of ops touching it / writing it */
@@ -53,6 +60,21 @@ export class Horizons {
     this.effectStart = [];
     this.effectBarrier = [];
     this.effectCounts = [];
+    const namedThreads = (this.namedThreads = new Float64Array(o.named).fill(Infinity));
+    const namedId = (instr: OpInstr): number | undefined => {
+      const op = instr.op;
+      if ((op.kind !== 'bar.sync' && op.kind !== 'bar.arrive') || !isConstant(op.id)) return undefined;
+      const id = constantIndex(() => instr.args[0]!([]));
+      return id !== undefined && id < o.named ? id : undefined;
+    };
+    m.roles.forEach((role) =>
+      role.code.forEach((instr) => {
+        if (instr.kind !== 'op' || (instr.op.kind !== 'bar.sync' && instr.op.kind !== 'bar.arrive')) return;
+        const id = namedId(instr);
+        const n = isConstant(instr.op.threads) ? constantIndex(() => instr.args[1]!([])) : undefined;
+        for (const x of id === undefined ? Array.from({ length: o.named }, (_, i) => i) : [id]) namedThreads[x] = n === undefined || n <= 0 ? 0 : Math.min(namedThreads[x]!, n);
+      }),
+    );
     m.roles.forEach((role, r) => {
       const n = role.code.length;
       const until = new Int32Array(n + 1).fill(n);
@@ -84,6 +106,14 @@ export class Horizons {
             waits.push(pc);
             waitBarriers.push(ref.res.base + index);
             waitParities.push(constantIndex(() => instr.args[0]!([])) ?? -1);
+          }
+        }
+        if (instr.op.kind === 'bar.sync' && isConstant(instr.op.threads)) {
+          const id = namedId(instr);
+          if (id !== undefined) {
+            waits.push(pc);
+            waitBarriers.push(o.barriers + id);
+            waitParities.push(NAMED_SYNC);
           }
         }
         const counted = countingOp(instr, isConstant);
@@ -122,6 +152,12 @@ export class Horizons {
         const counted = countingOp(instr, isConstant);
         const arrivals = arrivalsOf(o, instr, t);
         for (const x of t.writes) {
+          if (x >= o.slots + o.barriers && x < o.slots + o.barriers + o.named) {
+            // a named barrier: the op's id may be one of several (then it counts as unknown there)
+            effectBarrier.push(x - o.slots);
+            effectCounts.push(namedId(instr) === x - o.slots - o.barriers ? role.warps * 32 : Infinity, 0, 0);
+            continue;
+          }
           if (x < o.slots || x >= o.slots + o.barriers) continue;
           const b = x - o.slots;
           effectBarrier.push(b);
@@ -229,6 +265,11 @@ export interface BarrierUpdates {
   readonly expects: number;
   readonly lands: number;
 }
+
+/** The parity entry of a `bar.sync` in `waits`. */
+export const NAMED_SYNC = 2;
+
+type OpInstr = Extract<Machine['roles'][number]['code'][number], { kind: 'op' }>;
 
 const NO_UPDATES: BarrierUpdates = { arrivals: 0, expects: 0, lands: 0 };
 const UNKNOWN_UPDATES: BarrierUpdates = { arrivals: Infinity, expects: Infinity, lands: Infinity };

@@ -6,6 +6,9 @@
 // round later: a peer CTA's consumer may pass this round's wait on its own full barrier (its
 // copies are in flight) but not the next one, so it arrives on this CTA's empty barrier once.
 //
+// Named barriers are counters too (B + id): bar.sync and bar.arrive add threads, a generation
+// completes at the count, and a role's j-th bar.sync from its pc needs j more generations.
+//
 // A least fixed point over bounds N_b (completions still possible), from 0. A role outside the set
 // walks its straight-line code from its pc; for each barrier it knows the lowest phase the barrier
 // can be in there (passing a wait of parity p means the phase had parity ≠ p) and the highest
@@ -26,12 +29,12 @@
 // is what N_b = 0 says; assuming it instead (keeping N_b at 0 whatever the counts) would give
 // nothing more: until b is raised both fixed-point iterations make the same moves, and once the
 // counts show that the outside alone cannot complete b they never raise it.
-import { barrierObject, type Futures, type ObjectSpace } from './footprint.ts';
+import { barrierObject, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
 import { phaseDistance } from './hb.ts';
 import type { Knowledge } from './bits.ts';
-import type { Horizons } from './horizon.ts';
+import { NAMED_SYNC, type Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
-import type { BarrierState, MachineState } from './state.ts';
+import { BAR_FREE, BAR_RELEASED, type BarrierState, type MachineState } from './state.ts';
 
 /** A state and an ample set being built: the processes outside it are those that move. */
 export interface Outside {
@@ -67,6 +70,7 @@ export class StuckBarriers {
   private readonly o: ObjectSpace;
   private readonly futures: Futures;
   private readonly horizons: Horizons;
+  private readonly counters: number;
   /** per barrier: N, the completions still possible (Infinity: not bounded) */
   private readonly bound: Float64Array;
   /** arrivals, expected and landed bytes per barrier, over what is counted so far */
@@ -95,16 +99,17 @@ export class StuckBarriers {
     this.o = o;
     this.futures = futures;
     this.horizons = horizons;
-    const B = m.barrierCount;
+    // counters 0..B−1 are the mbarriers, B + id the named barriers (horizon.ts)
+    const C = (this.counters = m.barrierCount + o.named);
     const R = m.roles.length;
-    this.bound = new Float64Array(B);
-    this.counts = new Float64Array(3 * B);
-    this.queued = new Uint8Array(B);
+    this.bound = new Float64Array(C);
+    this.counts = new Float64Array(3 * C);
+    this.queued = new Uint8Array(C);
     this.stopIndex = new Int32Array(R);
     this.stop = new Int32Array(R);
-    this.lowest = new Float64Array(R * B);
-    this.known = new Float64Array(R * B);
-    this.seen = new Uint32Array(R * B);
+    this.lowest = new Float64Array(R * C);
+    this.known = new Float64Array(R * C);
+    this.seen = new Uint32Array(R * C);
   }
 
   /** The bounds, the stops of the outside roles and what they do to each barrier before them. */
@@ -119,15 +124,17 @@ export class StuckBarriers {
       // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
       this.transfer = s.roles.every((rs, p) => !horizons.touchesEverythingFrom(p, rs.pc));
     }
-    for (let b = 0; b < bound.length; b++) bound[b] = s.barriers[b]?.valid === 1 ? 0 : Infinity;
+    for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
     this.stop = new Int32Array(R).fill(-1);
     this.stopIndex.fill(-1);
     for (let p = 0; p < R; p++) {
       const rs = s.roles[p];
       if (out.inSet[p] === 1 || rs === undefined || rs.pc >= (m.roles[p]?.code.length ?? 0)) continue;
-      this.stopIndex[p] = horizons.firstWait(p, rs.pc);
-      this.advance(p, rs.pc);
+      // at a bar.sync it arrived at: its arrival is in the state; released, it only leaves
+      const arrived = rs.barState === BAR_FREE ? 0 : 1;
+      this.stopIndex[p] = horizons.firstWait(p, rs.pc + (rs.barState === BAR_RELEASED ? 1 : 0));
+      this.advance(p, rs.pc + arrived);
     }
     for (let i = 0; i < s.tma.length; i++) {
       const t = s.tma[i]!;
@@ -139,10 +146,14 @@ export class StuckBarriers {
     while (queue.length > 0) {
       const b = queue.pop()!;
       queued[b] = 0;
-      const n = completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!);
+      const n =
+        b < m.barrierCount
+          ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!)
+          : generationsAllowed(s, b - m.barrierCount, horizons.namedThreads[b - m.barrierCount]!, counts[3 * b]!);
       if (n <= bound[b]!) continue;
       bound[b] = n;
-      for (let p = 0; p < R; p++) if (this.stop[p]! >= 0 && horizons.waitBarriers[p]![stopIndex[p]!] === b) this.advance(p, this.stop[p]!);
+      // a bar.sync's own arrival was counted with the ops before its stop
+      for (let p = 0; p < R; p++) if (this.stop[p]! >= 0 && horizons.waitBarriers[p]![stopIndex[p]!] === b) this.advance(p, this.stop[p]! + (b < m.barrierCount ? 0 : 1));
     }
     return { stop: this.stop, bound: bound.slice(), counts: counts.slice() };
   }
@@ -162,7 +173,8 @@ export class StuckBarriers {
     const next = this.walk(p, this.stopIndex[p]!, end);
     this.stopIndex[p] = next;
     this.stop[p] = next >= 0 ? horizons.waits[p]![next]! : -1;
-    if (next >= 0) return this.count(p, from, this.stop[p]!);
+    // a bar.sync at the stop arrives before it blocks
+    if (next >= 0) return this.count(p, from, this.stop[p]! + (horizons.waitParities[p]![next] === NAMED_SYNC ? 1 : 0));
     this.countTail(p, from, end);
     if (end >= m.roles[p]!.code.length) return;
     // no stop in the straight-line part: what comes after it (a loop, a branch) is not counted
@@ -171,6 +183,11 @@ export class StuckBarriers {
       counts[3 * b + 1] = counts[3 * b + 2] = Infinity;
       if (this.futures.arrives(p, end, b)) counts[3 * b] = Infinity;
       this.enqueue(b);
+    }
+    for (let id = 0; id < this.o.named; id++) {
+      if (!this.futures.writes(p, end, namedObject(this.o, id))) continue;
+      counts[3 * (m.barrierCount + id)] = Infinity;
+      this.enqueue(m.barrierCount + id);
     }
   }
 
@@ -188,6 +205,14 @@ export class StuckBarriers {
     for (; k < waits.length && waits[k]! < end; k++) {
       const b = barriers[k]!;
       const parity = parities[k]!;
+      if (parity === NAMED_SYNC) {
+        // its j-th bar.sync on the barrier from here needs j more generations to complete
+        const at = this.entry(p, b);
+        const needed = lowest[at]! + 1;
+        if (needed > this.bound[b]!) return k;
+        lowest[at] = needed;
+        continue;
+      }
       const bar = s.barriers[b];
       if (!bar || (parity !== 0 && parity !== 1)) continue; // a protocol error if reached
       const at = this.entry(p, b);
@@ -208,13 +233,14 @@ export class StuckBarriers {
 
   /** Role p's walk position: the lowest and known phase of barrier b there, set from the state on first use in this run. */
   private entry(p: number, b: number): number {
-    const at = p * this.m.barrierCount + b;
+    const at = p * this.counters + b;
     if (this.seen[at] !== this.runId) {
+      // a named barrier counts the generations the walk needed so far, from 0
       const phase = this.s.barriers[b]?.phase ?? 0;
       this.seen[at] = this.runId;
       this.lowest[at] = phase;
       // distance 0: knows the current phase; 1: the one before; 2: an older one
-      this.known[at] = phase - phaseDistance(this.m, this.s.hb.roles[p] ?? [], b);
+      this.known[at] = b < this.m.barrierCount ? phase - phaseDistance(this.m, this.s.hb.roles[p] ?? [], b) : -Infinity;
     }
     return at;
   }
@@ -382,4 +408,17 @@ export function completionsAllowed(bar: BarrierState, arrivals: number, expects:
   if (arrivals < bar.pending || (arrivals === bar.pending && bar.tx + expects - lands > 0)) return 0;
   if (!Number.isFinite(arrivals) || bar.expected <= 0) return Infinity;
   return 1 + Math.floor((arrivals - bar.pending) / bar.expected);
+}
+
+/**
+ * How many generations named barrier `id` can complete when `arrivals` more threads arrive: none
+ * while fewer than it still misses (the count it was opened for, or else `threads`, the fewest any
+ * op names, less those in), else one and one more per `threads` left over. 0 for `threads`: some
+ * op names a count that is not a constant (any number).
+ */
+export function generationsAllowed(s: MachineState, id: number, threads: number, arrivals: number): number {
+  if (threads <= 0 || !Number.isFinite(threads) || !Number.isFinite(arrivals)) return Infinity;
+  const missing = (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
+  if (arrivals < missing) return 0;
+  return 1 + Math.floor((arrivals - missing) / threads);
 }
