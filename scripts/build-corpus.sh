@@ -4,8 +4,9 @@
 #
 #   scripts/build-corpus.sh SRC [OUT]
 #
-# SRC holds checkouts of NVIDIA/cutlass, HazyResearch/ThunderKittens, deepseek-ai/DeepGEMM and
-# pranjalssh/fast.cu (folders cutlass/, ThunderKittens/, DeepGEMM/, fast.cu/; the commits measured
+# SRC holds checkouts of NVIDIA/cutlass, HazyResearch/ThunderKittens, deepseek-ai/DeepGEMM,
+# pranjalssh/fast.cu and Dao-AILab/flash-attention (folders cutlass/, ThunderKittens/, DeepGEMM/,
+# fast.cu/, flash-attention/; FA3 is built against cutlass/, not its submodule; the commits measured
 # are in docs/ptx.md); a missing one is cloned when the network allows. OUT defaults to .corpus/.
 # Our wrappers (scripts/corpus/*.cu) only instantiate the libraries' kernels. Then:
 #   AREFCHECK_CORPUS=.corpus node --import tsx scripts/corpus.ts
@@ -22,6 +23,7 @@ declare -A REPO=(
   [ThunderKittens]=https://github.com/HazyResearch/ThunderKittens
   [DeepGEMM]=https://github.com/deepseek-ai/DeepGEMM
   [fast.cu]=https://github.com/pranjalssh/fast.cu
+  [flash-attention]=https://github.com/Dao-AILab/flash-attention
 )
 for d in "${!REPO[@]}"; do
   [ -d "$SRC/$d" ] || git clone --depth 1 "${REPO[$d]}" "$SRC/$d" || echo "build-corpus: no $SRC/$d; its kernels are skipped" >&2
@@ -30,6 +32,8 @@ done
 CUTLASS_FLAGS="-std=c++17 --expt-relaxed-constexpr -DNDEBUG -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
 TK_FLAGS="-std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr -I $SRC/ThunderKittens/include -I $SRC/ThunderKittens/prototype -DNDEBUG -DKITTENS_HOPPER"
 DG_FLAGS="-std=c++20 -O3 --expt-relaxed-constexpr --expt-extended-lambda -I $SRC/DeepGEMM/deep_gemm/include -I $SRC/cutlass/include"
+# FlashAttention-3 as its setup.py builds it (backward and sm8x off: one forward instantiation)
+FA3_FLAGS="-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr --expt-extended-lambda -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -DCUTLASS_ENABLE_GDC_FOR_SM90 -DNDEBUG -DFLASHATTENTION_DISABLE_BACKWARD -DFLASHATTENTION_DISABLE_SM8x -I $SRC/flash-attention/hopper -I $SRC/cutlass/include"
 CT="cutlass::gemm"
 
 # name | source | flags (one kernel family per line; macros pick the instantiation)
@@ -53,6 +57,7 @@ tk_fp8_h100_gemm|$SRC/ThunderKittens/kernels/gemm/fp8_h100/fp8_h100_gemm.cu|$TK_
 tk_educational_h100_level_05|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_05.cu|$TK_FLAGS
 tk_educational_h100_level_07|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_07.cu|$TK_FLAGS
 tk_educational_h100_level_08|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_08.cu|$TK_FLAGS
+fa3_fwd_hdim128_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim128_bf16_sm90.cu|$FA3_FLAGS
 EOF
 )
 

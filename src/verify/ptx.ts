@@ -63,6 +63,10 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   for (const m of facts.tma)
     out.push(m.how === 'given' ? `TMA box of ${key(m.map)}: ${m.bytes} bytes, as given (--tma-box, --ttgir or --triton-cache)` : `TMA box of ${key(m.map)}: ${m.bytes} bytes, inferred from the ${m.how} (give --tma-box ${key(m.map)}=BYTES)`);
   for (const t of facts.assumedTx ?? []) out.push(`expect_tx at line${t.lines.length > 1 ? 's' : ''} ${t.lines.join(', ')}: its byte count ${t.from === 'a launch value' ? 'comes from a launch value' : `is launch value ${key(t.from)}`}, taken as ${t.bytes} (what its copies deliver), so that expect_tx is not checked`);
+  for (const c of facts.counters ?? [])
+    out.push(
+      `atom.global.add at line${c.lines.length > 1 ? 's' : ''} ${c.lines.join(', ')}: a counter in global memory (a work queue), taken to start at 0 and to be advanced by this launch alone (${c.adds} add${c.adds === 1 ? '' : 's'}); this CTA takes tiles 0, 1, 2, … (the tiles other CTAs would take are not modelled)`,
+    );
   if (facts.stuck) out.push(`the concrete run hung (${facts.stuck})${facts.forcedWaits ? `; ${facts.forcedWaits} waits were let past to record the rest` : ''}`);
   return out;
 }

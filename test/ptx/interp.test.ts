@@ -166,6 +166,21 @@ describe('values, memory and calls', () => {
     expect(plain.clusterNote).toMatch(/does not declare its cluster shape .*: taken as 2×1×1; give --cluster/);
   });
 
+  it('runs a work queue in global memory: atom.global.add on a known address counts from 0, and the loop ends with the tile count', () => {
+    // FA3's dynamic tile scheduler: lane 0 takes the next tile from a counter and broadcasts it
+    const take = '\t@%p1 atom.global.add.u32 %r3, [%rd1], 1;\n\tshfl.sync.idx.b32 %r4, %r3, 0, 31, -1;\n';
+    const body = `${INIT}\tld.param.u64 %rd1, [work];\n\tld.param.u32 %r5, [n];\n${take}$L_loop:\n\tsetp.ge.u32 %p2, %r4, %r5;\n\t@%p2 bra $L_done;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n${take}\tbra.uni $L_loop;\n$L_done:`;
+    const params = '.param .u64 work, .param .u32 n';
+    const three = liftKernelWithFacts(parsePtx(ptx({ body, params }), 'k.ptx'), { params: new Map([['n', 3]]) });
+    expect(roleText(three.program, 0)).toEqual(['arrive bar[0] 1', 'arrive bar[0] 1', 'arrive bar[0] 1']);
+    const lines = [...ptx({ body, params }).split('\n').entries()].filter(([, l]) => l.includes('atom.global.add')).map(([i]) => i + 1);
+    expect(three.facts.counters).toEqual([{ lines, adds: 4 }]);
+    expect(roleText(liftKernelWithFacts(parsePtx(ptx({ body, params }), 'k.ptx')).program, 0)).toEqual(['arrive bar[0] 1']);
+    // a counter at an address the lifter cannot know is data, as before
+    const unknown = body.replace('ld.param.u64 %rd1, [work];', 'ld.param.u64 %rd2, [work];\n\tld.global.u64 %rd1, [%rd2];');
+    expect(liftError({ body: unknown, params }).message).toMatch(/^unsupported: branch on data at line \d+ \(the condition depends on (the result of 'atom\.global\.add\.u32'|a value that depends on)/);
+  });
+
   it('follows .func calls with .param arguments and return values', () => {
     const funcs = `.func (.param .b32 ret) arrive_on(.param .b32 addr, .param .b32 n)\n{\n\t.reg .b32 %a<4>;\n\tld.param.b32 %a1, [addr];\n\tld.param.b32 %a2, [n];\n\tmbarrier.arrive.shared::cta.b64 _, [%a1], %a2;\n\tadd.s32 %a3, %a2, 1;\n\tst.param.b32 [ret], %a3;\n\tret;\n}`;
     const body = `${INIT}\tmov.u32 %r2, bar;\n\tadd.s32 %r2, %r2, 16;\n\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r2;\n\t.param .b32 param1;\n\tst.param.b32 [param1], 3;\n\t.param .b32 retval0;\n\t@%p1 call.uni (retval0), arrive_on, (param0, param1);\n\tld.param.b32 %r3, [retval0];\n\t}\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r3;`;

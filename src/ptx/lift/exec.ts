@@ -343,5 +343,39 @@ function atomic(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const addrArg = ins.args[hasDest ? 1 : 0];
   const eb = typeBytes(opType(ins.op).name) || 4;
   if (addrArg && classify(ins.op, w.address(fr, addrArg)) === 'shared') smemRange(w, fr, ins, m, addrArg, eb, 'write');
-  if (hasDest) w.clobber(fr, ins, m);
+  if (hasDest && !(addrArg && counterAdd(w, fr, ins, m, addrArg))) w.clobber(fr, ins, m);
+}
+
+/**
+ * `atom.global.add` on one known address with known operands: a work counter (FA3's dynamic tile
+ * scheduler takes its next tile from one). Each active lane, in lane order, gets the counter's
+ * value and adds its operand; the counter starts at 0 and only this launch's CTAs advance it (the
+ * lifter reports that assumption). False when the address or an operand is not known.
+ */
+function counterAdd(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg): boolean {
+  const addr = w.address(fr, addrArg);
+  const src = ins.args[2];
+  if (!ins.op.parts.includes('add') || classify(ins.op, addr) !== 'global' || !src || opType(ins.op).float) return false;
+  const bits = typeBytes(opType(ins.op).name) * 8 || 32;
+  let key: string | undefined;
+  for (let l = 0; l < WARP; l++) {
+    if (((m >>> l) & 1) === 0) continue;
+    const x = laneOf(addr, l);
+    const k = typeof x === 'bigint' ? `${x}` : x instanceof SymAddr ? `${x.base}+${x.offset}` : undefined;
+    if (k === undefined || (key !== undefined && k !== key)) return false;
+    key = k;
+  }
+  const amount = w.read(fr, src);
+  if (key === undefined) return false;
+  const out: Scalar[] = new Array<Scalar>(WARP).fill(UNINIT);
+  for (let l = 0; l < WARP; l++) {
+    if (((m >>> l) & 1) === 0) continue;
+    const v = laneOf(amount, l);
+    if (typeof v !== 'bigint') return false;
+    out[l] = w.launch.counterAdd(key, v, bits, ins.loc.line);
+  }
+  const d = ins.args[0];
+  if (!d) return false;
+  w.write(fr, d, out, m);
+  return true;
 }

@@ -114,6 +114,20 @@ export class LaunchValues {
     return Number(value);
   }
 
+  /** Work counters in global memory (`atom.global.add`), by address: their value and the lines that advanced them. */
+  readonly counters = new Map<string, { value: bigint; adds: number; readonly lines: Set<number> }>();
+
+  /** An atomic add on the counter at `address`: its value before (it starts at 0). */
+  counterAdd(address: string, amount: bigint, bits: number, line: number): bigint {
+    let c = this.counters.get(address);
+    if (!c) this.counters.set(address, (c = { value: 0n, adds: 0, lines: new Set() }));
+    const old = c.value;
+    c.value = BigInt.asUintN(bits, old + amount);
+    c.adds += 1;
+    c.lines.add(line);
+    return old;
+  }
+
   /** Whether the user fixed this launch value (`K`, `params+640`). */
   isGiven(key: string): boolean {
     return this.values.has(key);

@@ -58,6 +58,8 @@ export interface LiftFacts {
   readonly tma: readonly SizedMap[];
   /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
   readonly assumedTx?: readonly AssumedTx[];
+  /** work counters in global memory the kernel advanced with atom.global.add (taken to start at 0, advanced by this launch alone) */
+  readonly counters?: readonly { readonly lines: readonly number[]; readonly adds: number }[];
   /** where the concrete run first hung, every unfinished warp waiting for another */
   readonly stuck?: string;
   /** mbarrier waits the run was let past after hanging, to record the rest of the kernel */
@@ -270,6 +272,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
     tma: sized.maps,
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
+    ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
     ...(trace.run.stuck ? { stuck: trace.run.stuck.map((s) => `warp ${s.warp}${ctas > 1 ? ` of CTA ${s.cta}` : ''} at line ${s.loc.line}`).join(', ') } : {}),
     ...(trace.run.forced > 0 ? { forcedWaits: trace.run.forced } : {}),
     ...(trace.run.complete ? {} : { truncated: true as const }),
