@@ -17,7 +17,7 @@ import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
 import { StuckBarriers, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import type { MachineState } from './state.ts';
-import { currentOp, RULES, type Action } from './step.ts';
+import { currentOp, type Action } from './step.ts';
 
 const UNITS = ['mma', 'store'] as const;
 type Unit = (typeof UNITS)[number];

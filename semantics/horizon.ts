@@ -6,6 +6,7 @@
 // the set. Lifted PTX is one straight line per role, which is where this pays.
 import type { Expr } from '../src/ir/program.ts';
 import { arrivalsOf, GLOBAL, type ObjectSpace, type Touch } from './footprint.ts';
+import type { OpInstr } from './context.ts';
 import type { Machine } from './machine.ts';
 
 export class Horizons {
@@ -17,8 +18,6 @@ export class Horizons {
   readonly waitBarriers: Int32Array[];
   /** per role: the parity each of those waits names (−1: not a constant 0 or 1) */
   readonly waitParities: Int32Array[];
-  /** the barriers some role waits on with constant operands, ascending */
-  readonly waitTargets: Int32Array;
   /**
    * Named barrier id is counter `barrierCount + id` in `waits` (a `bar.sync` with constant
    * operands, parity NAMED_SYNC) and in the effects (a bar.sync or bar.arrive adds its role's
@@ -31,10 +30,6 @@ export class Horizons {
   /** per role: object → ascending positions of ops touching it / writing it */
   private readonly touchAt: Map<number, number[]>[];
   private readonly writeAt: Map<number, number[]>[];
-  /** per role: barrier → ascending positions of ops that may arrive on it (arrivalsOf) */
-  private readonly arriveAt: Map<number, number[]>[];
-  /** per role: barrier → the ops with constant operands that only count on it (tma.load, arrive, arrive.expect_tx) */
-  private readonly countAt: Map<number, CountOps>[];
   /** per role: positions of ops that touch everything (init, inval, unknown operands) */
   private readonly globalAt: number[][];
   /** per role: what each op does to barriers, flattened (see `effects`) */
@@ -54,8 +49,6 @@ export class Horizons {
     this.readAt = [];
     this.touchAt = [];
     this.writeAt = [];
-    this.arriveAt = [];
-    this.countAt = [];
     this.globalAt = [];
     this.effectStart = [];
     this.effectBarrier = [];
@@ -85,8 +78,6 @@ export class Horizons {
       const readAt = new Map<number, number[]>();
       const touchAt = new Map<number, number[]>();
       const writeAt = new Map<number, number[]>();
-      const arriveAt = new Map<number, number[]>();
-      const countAt = new Map<number, CountOps>();
       const globalAt: number[] = [];
       const effectStart = new Int32Array(n + 1);
       const effectBarrier: number[] = [];
@@ -116,21 +107,9 @@ export class Horizons {
             waitParities.push(NAMED_SYNC);
           }
         }
-        const counted = countingOp(instr, isConstant);
-        if (counted) {
-          const list = countAt.get(counted.barrier) ?? { at: [], arriving: [], arrivals: [], expects: [], lands: [] };
-          list.at.push(pc);
-          list.arriving.push(instr.op.kind === 'tma.load' ? 0 : 1);
-          list.arrivals.push(counted.arrivals);
-          list.expects.push(counted.expects);
-          list.lands.push(counted.lands);
-          countAt.set(counted.barrier, list);
-        }
         const t = touches[r]?.[pc];
         if (t === undefined) return;
         if (t === GLOBAL) return void globalAt.push(pc);
-        const arrivals = arrivalsOf(o, instr, t);
-        if (arrivals !== GLOBAL) for (const b of arrivals) note(arriveAt, b, pc);
         for (const x of t.reads) {
           note(touchAt, x, pc);
           note(readAt, x, pc);
@@ -176,11 +155,8 @@ export class Horizons {
       this.readAt.push(readAt);
       this.touchAt.push(touchAt);
       this.writeAt.push(writeAt);
-      this.arriveAt.push(arriveAt);
-      this.countAt.push(countAt);
       this.globalAt.push(globalAt);
     });
-    this.waitTargets = Int32Array.from(new Set(this.waitBarriers.flatMap((w) => [...w]))).sort();
   }
 
   /** The index in `waits[r]` of role r's first such wait at or after pc. */
@@ -205,38 +181,11 @@ export class Horizons {
   }
 
   /**
-   * What role r's ops at positions lo..hi−1 do to barrier b (object x) in all, counting tma.loads,
-   * arrives and arrive.expect_tx with constant operands. Arrivals are Infinity when some op there
-   * may arrive on b (or reset it) otherwise; expected and landed bytes are both Infinity when some
-   * other op writes b (an expect_tx, complete_tx, an operand the table cannot tell), so that no
-   * sum of bytes is claimed from them.
-   */
-  updatesIn(r: number, b: number, x: number, lo: number, hi: number): BarrierUpdates {
-    if (hi <= lo) return NO_UPDATES;
-    if (anyIn(this.globalAt[r] ?? [], lo, hi)) return UNKNOWN_UPDATES;
-    const ops = this.countAt[r]?.get(b);
-    const first = ops ? lowerBound(ops.at, lo) : 0;
-    const last = ops ? lowerBound(ops.at, hi) : 0;
-    let arrivals = 0;
-    let arriving = 0;
-    let expects = 0;
-    let lands = 0;
-    for (let i = first; i < last; i++) {
-      arriving += ops!.arriving[i]!;
-      arrivals += ops!.arrivals[i]!;
-      expects += ops!.expects[i]!;
-      lands += ops!.lands[i]!;
-    }
-    if (countIn(this.arriveAt[r]?.get(b), lo, hi) !== arriving) arrivals = Infinity;
-    if (countIn(this.writeAt[r]?.get(x), lo, hi) !== last - first) expects = lands = Infinity;
-    return { arrivals, expects, lands };
-  }
-
-  /**
    * What role r's op at pc does to barriers: for each i in effects(r, pc) = [lo, hi), barrier
    * effectBarrier(r)[i] (−1: every barrier, an init, inval or unknown operand) gets
-   * effectCounts(r)[3i..3i+2] arrivals, expected bytes, landed bytes (Infinity: not known, as in
-   * `updatesIn`).
+   * effectCounts(r)[3i..3i+2] arrivals, expected bytes, landed bytes (Infinity: not known: an op
+   * that may arrive on b otherwise; bytes when it writes b otherwise — expect_tx, complete_tx, an
+   * operand the table cannot tell).
    */
   effectsFrom(r: number, pc: number): number {
     return this.effectStart[r]![pc]!;
@@ -257,7 +206,6 @@ export class Horizons {
   readsIn(r: number, x: number, lo: number, hi: number): boolean {
     return anyIn(this.readAt[r]?.get(x), lo, hi) || anyIn(this.globalAt[r] ?? [], lo, hi);
   }
-
 }
 
 export interface BarrierUpdates {
@@ -269,22 +217,8 @@ export interface BarrierUpdates {
 /** The parity entry of a `bar.sync` in `waits`. */
 export const NAMED_SYNC = 2;
 
-type OpInstr = Extract<Machine['roles'][number]['code'][number], { kind: 'op' }>;
-
-const NO_UPDATES: BarrierUpdates = { arrivals: 0, expects: 0, lands: 0 };
-const UNKNOWN_UPDATES: BarrierUpdates = { arrivals: Infinity, expects: Infinity, lands: Infinity };
-
-interface CountOps {
-  readonly at: number[];
-  /** 1 for an arrive or arrive.expect_tx, 0 for a tma.load */
-  readonly arriving: number[];
-  readonly arrivals: number[];
-  readonly expects: number[];
-  readonly lands: number[];
-}
-
 /** An op that only counts on one barrier, with constant operands: what it adds there. */
-function countingOp(instr: Extract<Machine['roles'][number]['code'][number], { kind: 'op' }>, isConstant: (e: Expr) => boolean): (BarrierUpdates & { barrier: number }) | undefined {
+function countingOp(instr: OpInstr, isConstant: (e: Expr) => boolean): (BarrierUpdates & { barrier: number }) | undefined {
   const op = instr.op;
   const k = op.kind === 'tma.load' ? 1 : op.kind === 'arrive' || op.kind === 'arrive.expect_tx' ? 0 : -1;
   const ref = instr.refs[k];
@@ -315,11 +249,6 @@ function lowerBound(list: ArrayLike<number>, x: number): number {
     else b = mid;
   }
   return a;
-}
-
-/** How many elements of an ascending list lie in lo..hi−1. */
-function countIn(list: readonly number[] | undefined, lo: number, hi: number): number {
-  return list === undefined ? 0 : lowerBound(list, hi) - lowerBound(list, lo);
 }
 
 /** Whether an ascending list has an element in lo..hi−1. */

@@ -20,9 +20,10 @@
 // and, when those are all there is, the bytes; each later phase the expected count); move the
 // roles stopped on a raised barrier on; repeat. A wait passed in a walk also teaches its role
 // what the barrier's arrivers knew (knowledgeAt): a consumer that takes every other k-block knows
-// a stage's first round was filled because the other consumer released the order barrier after it. Sound by induction on the first completion past a
-// bound: before it every outside role is short of its stop, so every update made so far is among
-// those counted, which allow no more completions than the bound.
+// a stage's first round was filled because the other consumer released the order barrier after
+// it. Sound by induction on the first completion past a bound: before it every outside role is
+// short of its stop, so every update made so far is among those counted, which allow no more
+// completions than the bound.
 //
 // The counts also bound what the outside does to a barrier b that an action of the set updates
 // (ample.ts `updateCommutes`). That claim needs b's phase not to complete on outside paths, which
@@ -197,11 +198,10 @@ export class StuckBarriers {
    * the lowest phase and the known phase of their barrier.
    */
   private walk(p: number, k: number, end: number): number {
-    const { m, s, horizons, lowest, known, seen } = this;
+    const { s, horizons, lowest, known } = this;
     const waits = horizons.waits[p]!;
     const barriers = horizons.waitBarriers[p]!;
     const parities = horizons.waitParities[p]!;
-    const B = m.barrierCount;
     for (; k < waits.length && waits[k]! < end; k++) {
       const b = barriers[k]!;
       const parity = parities[k]!;
@@ -222,8 +222,8 @@ export class StuckBarriers {
         if (known[at]! >= low) return k; // blocked, and it does not miss: it knows this phase
         continue; // it misses its phase (a protocol error, which ends the path)
       }
-      // passed: the phase had the other parity, and the waiter observed it
-      const after = (low & 1) === parity ? low + 1 : low;
+      // passed: the waiter observed the phase it passed in
+      const after = phaseAfterPass(low, parity);
       lowest[at] = after;
       known[at] = Math.max(known[at]!, after);
       if (this.transfer) this.learn(p, b, after - bar.phase);
@@ -300,8 +300,7 @@ export class StuckBarriers {
       const x = horizons.waitBarriers[a]![k]!;
       const parity = horizons.waitParities[a]![k]!;
       if (s.barriers[x]?.valid !== 1 || (parity !== 0 && parity !== 1)) continue;
-      const low = facts[2 * x]!;
-      const after = (low & 1) === parity ? low + 1 : low;
+      const after = phaseAfterPass(facts[2 * x]!, parity);
       facts[2 * x] = after;
       facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, after);
     }
@@ -421,4 +420,9 @@ export function generationsAllowed(s: MachineState, id: number, threads: number,
   const missing = (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
   if (arrivals < missing) return 0;
   return 1 + Math.floor((arrivals - missing) / threads);
+}
+
+/** The lowest phase a barrier at `low` or later can be in once a wait of this parity passed: one of the other parity. */
+function phaseAfterPass(low: number, parity: number): number {
+  return (low & 1) === parity ? low + 1 : low;
 }
