@@ -7,6 +7,7 @@ import { parsePtx } from '../../src/ptx/parse/parser.ts';
 import { liftKernel, liftKernelWithFacts, liftPtxFile, traceKernel, type LiftOptions } from '../../src/ptx/lift/index.ts';
 import { UnsupportedError } from '../../src/ptx/lift/errors.ts';
 import { roleText } from './helpers.ts';
+import { verifyProgram } from '../../src/verify.ts';
 
 interface KernelSpec {
   readonly body: string;
@@ -325,6 +326,25 @@ describe('events → program', () => {
     const synced = lift({ body: body.replace('\t@%p1 mbarrier.arrive', '\tbar.sync 1, 64;\n\t@%p1 mbarrier.arrive'), block: 64 });
     expect(synced.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_1', 2]]);
     expect(roleText(synced, 0)).toEqual(['wait bar[0] 1', 'read buf[0]', 'bar.sync 1 64', 'arrive bar[1] 1']);
+  });
+
+  it('keeps only the signalling warp apart when the others make no signal of their own (FlashAttention-3 consumers)', () => {
+    // warps 0-3 read buf; thread 0 alone then releases it on bar+8; warp 4 waits for that release and
+    // loads buf again by TMA. Warps 1-3 still fold (they signal nothing), warp 0 does not.
+    const consumers = `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 1;\n\tld.shared.u32 %r3, [buf];\n\tfence.proxy.async.shared::cta;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar+8];\n\tbra.uni $L_end;\n`;
+    const producer = `$L_prod:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+8], 0;\n\tmov.u32 %r6, %laneid;\n\tsetp.eq.u32 %p6, %r6, 0;\n\tmov.u64 %rd1, 0;\n\t@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+16], 16;\n\t@%p6 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar+16];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+16], 0;\n\tld.shared.u32 %r7, [buf];\n$L_end:\n`;
+    const body = `${INIT}\tshr.u32 %r5, %r1, 5;\n\tsetp.eq.u32 %p5, %r5, 4;\n\t@%p5 bra $L_prod;\n${consumers}${producer}`;
+    const p = lift({ body, block: 160 });
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warps1_3', 3], ['warp4', 1]]);
+    expect(roleText(p, 1)).toEqual(['wait bar[0] 1', 'read buf[0]', 'fence.proxy.async']);
+    // warps 1-3's reads are not ordered before the release, so the TMA write races with them
+    const r = verifyProgram(p);
+    expect(r.violations.map((v) => v.kind)).toContain('race');
+    expect(r.violations.find((v) => v.kind === 'race')?.message).toContain('warps1_3');
+    // with a bar.sync of all four warps before the release, all four fold and nothing races
+    const synced = lift({ body: body.replace('\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar+8];', '\tbar.sync 1, 128;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar+8];'), block: 160 });
+    expect(synced.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4], ['warp4', 1]]);
+    expect(verifyProgram(synced).violations).toEqual([]);
   });
 
   it('folds warps that differ only in accesses a first bar.sync of all of them orders (DeepGEMM staging its scales)', () => {

@@ -292,6 +292,21 @@ interface Grouped {
   readonly all: readonly WarpOp[];
 }
 
+/**
+ * Warps of a group that could not fold, by the single-issuer signals they make (PTX line and
+ * target): the elected warp of a warpgroup that releases a stage after the others' epilogue writes
+ * stays a role of its own, and the warps that signal nothing still fold (FlashAttention-3's
+ * consumers after a first tile: two roles per warpgroup instead of four).
+ */
+function bySignals(group: readonly Grouped[]): Grouped[][] {
+  const classes = new Map<string, Grouped[]>();
+  for (const g of group) {
+    const key = g.all.filter((o) => !o.collective && SIGNALS.has(o.op.kind)).map((o) => alignKey(o) ?? opKey(o)).join('\n');
+    classes.set(key, [...(classes.get(key) ?? []), g]);
+  }
+  return [...classes.values()];
+}
+
 /** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
 export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0): FoldedRole[] {
   // warps are grouped by their skeleton after any early accesses a first bar.sync orders
@@ -326,7 +341,11 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       const key = split(x.all).units.map(unitKey).join('\n');
       whole.set(key, [...(whole.get(key) ?? []), { ...x, ops: x.all }]);
     }
-    for (const sub of whole.values()) place(sub, sub.length > 1 ? foldGroup(sub) : undefined);
+    for (const sub of whole.values()) {
+      const body = sub.length > 1 ? foldGroup(sub) : undefined;
+      if (body || sub.length === 1) place(sub, body);
+      else for (const cls of bySignals(sub)) place(cls, cls.length > 1 ? foldGroup(cls) : undefined);
+    }
   }
   // a kernel with no synchronization at all is still a program: one empty role
   if (roles.length === 0) roles.push({ first: 0, role: { name: namer([0], []), warps: 1, body: [] }, warps: [0] });
