@@ -10,13 +10,13 @@
 // the set runs, so the set is persistent (Godefroid 1996, ch. 4). The explorer adds the rest
 // when an action of the set leads to a violation (visibility), and uses the reduction only where
 // the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
-import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, objectSpace, staticTouches, type ObjectSpace, type Touch } from './footprint.ts';
+import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject, objectSpace, staticTouches, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
 import { unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
 import { StuckBarriers, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
-import type { MachineState } from './state.ts';
+import { BAR_FREE, type MachineState } from './state.ts';
 import { currentOp, type Action } from './step.ts';
 
 const UNITS = ['mma', 'store'] as const;
@@ -266,7 +266,14 @@ class Closure {
     if (touch === GLOBAL) return false;
     if (enabled) {
       const update = this.arriveUpdate(r, instr);
-      this.conflicts(update && this.updateCommutes(update.barrier, update) ? withoutBarrier(touch, barrierObject(this.o, update.barrier)) : touch, r, -1, add);
+      const named = update ? undefined : this.namedArrival(r, instr);
+      const commuting =
+        update && this.updateCommutes(update.barrier, update)
+          ? barrierObject(this.o, update.barrier)
+          : named !== undefined && this.namedCommutes(named.id, named.threads, named.own)
+            ? namedObject(this.o, named.id)
+            : undefined;
+      this.conflicts(commuting !== undefined ? withoutBarrier(touch, commuting) : touch, r, -1, add);
       return true;
     }
     // disabled: who can enable it
@@ -304,6 +311,36 @@ class Closure {
     } catch {
       return undefined;
     }
+  }
+
+  /** Role r's current op as an arrival at a named barrier (bar.sync arriving, bar.arrive) with constant operands. */
+  private namedArrival(r: number, instr: OpInstr): { id: number; threads: number; own: number } | undefined {
+    const op = instr.op;
+    const rs = this.s.roles[r];
+    if ((op.kind !== 'bar.sync' && op.kind !== 'bar.arrive') || !rs || (op.kind === 'bar.sync' && rs.barState !== BAR_FREE)) return undefined;
+    try {
+      const id = instr.args[0]!(rs.vars);
+      const threads = instr.args[1]!(rs.vars);
+      if (!Number.isInteger(id) || id < 0 || id >= this.o.named || !Number.isInteger(threads) || threads <= 0) return undefined;
+      return { id, threads, own: (this.m.roles[r]?.warps ?? 1) * 32 };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Whether an arrival of `own` threads at named barrier id commutes with everything the outside
+   * does to it: arrivals only add threads and union knowledge, so they commute unless a generation
+   * completes among them, and none can while the set's arrival and every outside arrival up to the
+   * stops (stuck.ts counts them, a bar.sync's own arrival included) stay within the threads still
+   * missing. At exactly as many the generation completes at the last arrival, whichever it is, and
+   * every arriver is released alike (named.ts), so both orders reach one state; the outside alone
+   * cannot complete it, so nothing outside can wait on that completion before the set moves.
+   */
+  private namedCommutes(id: number, threads: number, own: number): boolean {
+    const s = this.s;
+    const missing = (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
+    return own + this.stuckNow().counts[3 * (this.m.barrierCount + id)]! <= missing;
   }
 
   private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {

@@ -1,7 +1,7 @@
 // Named barriers and the proxy fence (reference/ptx-mbarrier.md §4.1, §4.4).
 //
 // | op                | effect                                                                       |
-// | bar.sync id, n    | the role's warps × 32 threads arrive; the role waits until n threads arrived |
+// | bar.sync id, n    | the role's warps × 32 threads arrive; the role waits until n threads arrived, then leaves (two steps, the last arriver's too) |
 // | bar.arrive id, n  | the threads arrive and go on                                                 |
 // | (n threads in)    | the barrier completes and re-arms; every waiter acquires all arrivals        |
 // | fence.proxy.async | generic writes and reads the role knows of are ordered before later async-proxy accesses |
@@ -60,7 +60,8 @@ function arriveNamed(ctx: OpCtx): { id: number; completed: boolean } | undefined
       ws.barState = BAR_RELEASED;
     }
   }
-  orInto(s.hb.roles[r] ?? [], all);
+  // the last arriver acquires too when it waits (bar.sync); bar.arrive only releases (PTX §9.7.13.1)
+  if (ctx.instr.op.kind === 'bar.sync') orInto(s.hb.roles[r] ?? [], all);
   s.namedCount[id] = 0;
   s.namedThreads[id] = 0;
   all.fill(0);
@@ -86,8 +87,10 @@ const barSync: OpRules = {
       rs.barState = BAR_FREE;
       return;
     }
+    // the last arriver is released like every waiter and leaves in a step of its own, so the state
+    // after a generation completes does not depend on who arrived last (arrivals commute: ample.ts)
     const res = arriveNamed(ctx);
-    if (res && !res.completed) rs.barState = BAR_WAITING;
+    if (res) rs.barState = res.completed ? BAR_RELEASED : BAR_WAITING;
   },
 };
 
@@ -124,9 +127,9 @@ const fenceProxyAsync: OpRules = {
   },
 };
 
-/** True when the role's current bar.sync has arrived and still waits (the op stays at pc). */
+/** True when the role's current bar.sync has arrived and not yet left (the op stays at pc). */
 export function staysAtBarrier(s: MachineState, r: number): boolean {
-  return s.roles[r]?.barState === BAR_WAITING;
+  return (s.roles[r]?.barState ?? BAR_FREE) !== BAR_FREE;
 }
 
 export const namedRules = {

@@ -10,7 +10,7 @@ import { mbarrierRules } from './mbarrier.ts';
 import { namedRules, staysAtBarrier } from './named.ts';
 import { plainRules } from './plain.ts';
 import { isPresent } from './hb.ts';
-import { allRolesDone, BAR_FREE, READER_KINDS, readEvent, roleDone, writeEvent, type MachineState } from './state.ts';
+import { allRolesDone, READER_KINDS, readEvent, roleDone, writeEvent, type MachineState } from './state.ts';
 
 export const RULES: Readonly<Record<OpKind, OpRules>> = { ...arefRules, ...mbarrierRules, ...asyncRules, ...namedRules, ...plainRules };
 
@@ -73,11 +73,8 @@ export function executeAction(m: Machine, s: MachineState, a: Action): void {
     const ctx = ctxFor(m, s, a.role);
     const rs = s.roles[a.role];
     if (!ctx || !rs) return;
-    const freeBefore = rs.barState === BAR_FREE;
     RULES[ctx.instr.op.kind].execute(ctx);
-    // a bar.sync counts two steps (arrive, leave) even when its arrival completes the generation at
-    // once: otherwise who arrived last would split states that are otherwise equal
-    rs.steps += ctx.instr.op.kind === 'bar.sync' && freeBefore && rs.barState === BAR_FREE ? 2 : 1;
+    rs.steps += 1;
     if (s.violation || staysAtBarrier(s, a.role)) return;
     if (ctx.instr.op.kind === 'tma.load') s.tma.sort(compareTma);
     rs.pc += 1;

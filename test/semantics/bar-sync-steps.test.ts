@@ -1,8 +1,8 @@
-// Who arrives last at a bar.sync must not split states: the last arriver passes at once, the others
-// arrive, wait and leave, and a progress counter that counted those as one step and two would keep
-// every history of arrival orders apart (FlashAttention-3's consumer warpgroups meet at named
-// barriers every k-block: its graph grew about 5x per k-block, 382,588 states at 4 k-blocks, and
-// 19,614 once a bar.sync counts two steps for every role).
+// Who arrives last at a bar.sync must not split states. When the last arriver passed at once and the
+// others arrived, waited and left, the progress counter (one step or two) kept every history of
+// arrival orders apart (FlashAttention-3's consumer warpgroups meet at named barriers every k-block:
+// its graph grew about 5x per k-block, 382,588 states at 4 k-blocks; 19,614 once every role's
+// bar.sync took two steps). Now every arriver is released alike and leaves in a step of its own.
 import { describe, expect, it } from 'vitest';
 import { parseProgramText } from '../../src/lang/load.ts';
 import { verifyProgram } from '../../src/verify.ts';

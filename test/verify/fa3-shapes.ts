@@ -30,3 +30,33 @@ export function splitWarpgroup(n: number, uncommitted = false): string {
 
 /** A and B, outside any set that holds X, meet at a named barrier; A then reads what X writes unordered (a race): their meeting must be seen as possible. */
 export const OUTSIDE_MEETING = ['buffer s[1] bytes 64', '', 'role X warps 1:', '  write s[0]', '', 'role A warps 1:', '  bar.sync 1, 64', '  read s[0]', '', 'role B warps 1:', '  bar.sync 1, 64', ''].join('\n');
+
+/**
+ * Five roles meet at named barrier 1 (all five needed) `meetings` times, each writing a slot of its
+ * own before every meeting and reading the next role's after the last; `early`: the last role reads
+ * the first one's slot before its last meeting (a race). FA3's five consumer roles meet like this
+ * at the end of every tile.
+ */
+export function namedMeeting(meetings: number, early = false): string {
+  const names = ['A', 'B', 'C', 'D', 'E'] as const;
+  const lines = names.map((r) => `buffer ${r.toLowerCase()}[1] bytes 64`);
+  names.forEach((me, i) => {
+    const next = names[(i + 1) % names.length]!.toLowerCase();
+    lines.push('', `role ${me} warps 1:`);
+    for (let k = 0; k < meetings; k++) {
+      lines.push(`  write ${me.toLowerCase()}[0]`);
+      if (early && me === 'E' && k === meetings - 1) lines.push('  read a[0]');
+      lines.push('  bar.sync 1, 160');
+    }
+    lines.push(`  read ${next}[0]`);
+  });
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * P announces two buffers with bar.arrive, C takes them with bar.sync: if P arrives twice before C,
+ * its own two arrivals complete the first generation and C waits for good (a deadlock, PTX's
+ * "care must be taken" about arriving again before the barrier resets). C's arrival commutes with
+ * P's only where P cannot arrive past the generation.
+ */
+export const TWO_GENERATIONS = ['buffer s[2] bytes 64', '', 'role P warps 1:', '  write s[0]', '  bar.arrive 1, 64', '  write s[1]', '  bar.arrive 1, 64', '', 'role C warps 1:', '  bar.sync 1, 64', '  read s[0]', '  bar.sync 1, 64', '  read s[1]', ''].join('\n');
