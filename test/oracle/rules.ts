@@ -512,9 +512,10 @@ function runOp(w: World, s: OState, r: number): void {
     }
     case 'bar.sync':
     case 'bar.arrive': {
-      const completed = arriveNamed(w, s, r, val(w, op.id, env), val(w, op.threads, env));
-      if (op.kind === 'bar.sync' && !completed) {
-        rs.bar = 'waiting';
+      const completed = arriveNamed(w, s, r, val(w, op.id, env), val(w, op.threads, env), op.kind === 'bar.sync');
+      if (op.kind === 'bar.sync') {
+        // the last arriver is released like the others and leaves in a step of its own
+        rs.bar = completed ? 'released' : 'waiting';
         return; // stays at the op
       }
       break;
@@ -559,7 +560,7 @@ function commit(rs: ORole, unit: 'mma' | 'store'): void {
   (unit === 'mma' ? rs.mma : rs.store).push(g);
 }
 
-function arriveNamed(w: World, s: OState, r: number, id: number, n: number): boolean {
+function arriveNamed(w: World, s: OState, r: number, id: number, n: number, waits: boolean): boolean {
   if (!Number.isInteger(id) || id < 0 || id > 15) throw new Fail('protocol', 'named id');
   if (!Number.isInteger(n) || n <= 0 || n % 32 !== 0) throw new Fail('protocol', 'named count');
   const nb = s.named[id]!;
@@ -577,7 +578,8 @@ function arriveNamed(w: World, s: OState, r: number, id: number, n: number): boo
       other.bar = 'released';
     }
   });
-  join(s.roles[r]!.clock, nb.clock);
+  // only waiting acquires: a bar.arrive that completes the generation learns nothing
+  if (waits) join(s.roles[r]!.clock, nb.clock);
   s.named[id] = { count: 0, threads: 0, clock: {} };
   return true;
 }
