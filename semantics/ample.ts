@@ -5,14 +5,15 @@
 //     (a role through its future from its pc, a copy through its slot and barrier, a unit through
 //     the slots it still reads);
 //   - a disabled process in the set brings in the processes that can enable it (a wait on b: the
-//     roles whose future touches b and the copies landing on b; a unit: its role's commit).
+//     roles whose future touches b and the copies landing on b; a unit: a partner that lacks a
+//     committed group, whose commit alone can give it one).
 // No process outside the set can then reach an action dependent on one inside before an action of
 // the set runs, so the set is persistent (Godefroid 1996, ch. 4). The explorer adds the rest
 // when an action of the set leads to a violation (visibility), and uses the reduction only where
 // the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
 import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject, objectSpace, staticTouches, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
-import { unitRoles } from './async.ts';
+import { hasOutstanding, unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
 import { StuckBarriers, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
@@ -345,9 +346,14 @@ class Closure {
 
   private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {
     if (!enabled) {
-      // nothing committed to retire: only the role's commit (each partner's, for a warpgroup) can give it work
+      // it retires once every partner has a committed group outstanding, and only a partner's own
+      // commit gives it one: any one partner that lacks a group is a necessary enabling set
+      // (Valmari's stubborn sets). Take one already in the set when there is one, else the first.
       const r = (p - this.R) >> 1;
-      for (const q of unitRoles(this.m, r, (p - this.R) & 1 ? 'store' : 'mma')) add(q);
+      const u = (p - this.R) & 1 ? 'store' : 'mma';
+      const lacking = unitRoles(this.m, r, u).filter((q) => !hasOutstanding(this.s.roles[q], u));
+      if (lacking.length === 0) for (const q of unitRoles(this.m, r, u)) add(q);
+      else if (!lacking.some((q) => this.inSet[q] === 1)) add(lacking[0]!);
       return true;
     }
     this.conflicts(this.touchOf(p) as Plain, -1, p, add);

@@ -60,3 +60,23 @@ export function namedMeeting(meetings: number, early = false): string {
  * P's only where P cannot arrive past the generation.
  */
 export const TWO_GENERATIONS = ['buffer s[2] bytes 64', '', 'role P warps 1:', '  write s[0]', '  bar.arrive 1, 64', '  write s[1]', '  bar.arrive 1, 64', '', 'role C warps 1:', '  bar.sync 1, 64', '  read s[0]', '  bar.sync 1, 64', '  read s[1]', ''].join('\n');
+
+/**
+ * One warpgroup as two roles (3 warps and 1) that each write a buffer of their own, then issue,
+ * commit and wait for one wgmma per round, n rounds; `uncommitted`: W1 skips its last commit (W0's
+ * last wait never returns).
+ */
+export function warpgroupRounds(n: number, uncommitted = false): string {
+  const lines = ['mbarrier full[1] count 1', `buffer t[${n}] bytes 1024`, 'buffer a[1] bytes 64', 'buffer b[1] bytes 64', '', 'warpgroup W0, W1', '', 'role P warps 1:', `  arrive.expect_tx full[0], ${1024 * n}`];
+  for (let i = 0; i < n; i++) lines.push(`  tma.load t[${i}] -> full[0], 1024`);
+  for (const [w, warps, buf] of [['W0', 3, 'a'], ['W1', 1, 'b']] as const) {
+    lines.push('', `role ${w} warps ${warps}:`, '  wait full[0], 0');
+    for (let i = 0; i < n; i++) {
+      lines.push(`  write ${buf}[0]`, `  wgmma.issue t[${i}]`);
+      if (!(uncommitted && w === 'W1' && i === n - 1)) lines.push('  wgmma.commit');
+      lines.push('  wgmma.wait 1');
+    }
+    lines.push('  wgmma.wait 0');
+  }
+  return lines.join('\n') + '\n';
+}
