@@ -15,7 +15,7 @@ import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject,
 import type { OpInstr } from './context.ts';
 import { hasOutstanding, unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
-import { StuckBarriers, type Stuck } from './stuck.ts';
+import { StuckBarriers, threadsMissing, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import { BAR_FREE, type MachineState } from './state.ts';
 import { currentOp, type Action } from './step.ts';
@@ -339,9 +339,7 @@ class Closure {
    * cannot complete it, so nothing outside can wait on that completion before the set moves.
    */
   private namedCommutes(id: number, threads: number, own: number): boolean {
-    const s = this.s;
-    const missing = (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
-    return own + this.stuckNow().counts[3 * (this.m.barrierCount + id)]! <= missing;
+    return own + this.stuckNow().counts[3 * (this.m.barrierCount + id)]! <= threadsMissing(this.s, id, threads);
   }
 
   private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {

@@ -417,9 +417,14 @@ export function completionsAllowed(bar: BarrierState, arrivals: number, expects:
  */
 export function generationsAllowed(s: MachineState, id: number, threads: number, arrivals: number): number {
   if (threads <= 0 || !Number.isFinite(threads) || !Number.isFinite(arrivals)) return Infinity;
-  const missing = (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
+  const missing = threadsMissing(s, id, threads);
   if (arrivals < missing) return 0;
   return 1 + Math.floor((arrivals - missing) / threads);
+}
+
+/** Threads named barrier id still misses in its current generation: the count it was opened for, else `threads`, less those in. */
+export function threadsMissing(s: MachineState, id: number, threads: number): number {
+  return (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
 }
 
 /** The lowest phase a barrier at `low` or later can be in once a wait of this parity passed: one of the other parity. */
