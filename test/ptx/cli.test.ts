@@ -93,6 +93,41 @@ describe('arefcheck lift', () => {
     expect(bad.stderr.trim()).toBe('error: --param 2+4:u32: parameter ws_ring_ok_param_2 is a scalar .u32, not a struct: give --param ws_ring_ok_param_2=V');
   });
 
+  it('takes an element of a launch array (NAME+OFFSET[ELEMENT]:TYPE=V) and refuses one that cannot be', () => {
+    // the trip count is element 1 of the int array the pointer field at +8 points to
+    const text = [
+      '.version 8.4', '.target sm_90a', '.address_size 64', '.shared .align 8 .b64 bar[1];',
+      '.visible .entry k(.param .align 8 .b8 k_args[16])', '.reqntid 32', '{',
+      '\t.reg .pred %p<4>;', '\t.reg .b32 %r<16>;', '\t.reg .b64 %rd<4>;',
+      '\tmov.u32 %r1, %tid.x;', '\tsetp.eq.u32 %p1, %r1, 0;', '\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;', '\tbar.sync 0;',
+      '\tld.param.u64 %rd1, [k_args+8];', '\tcvta.to.global.u64 %rd2, %rd1;', '\tld.global.u32 %r9, [%rd2+4];', '\tmov.u32 %r10, 0;',
+      '$L_loop:', '\tsetp.ge.s32 %p2, %r10, %r9;', '\t@%p2 bra $L_done;', '\tand.b32 %r11, %r10, 1;',
+      '\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];', '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], %r11;',
+      '\tadd.s32 %r10, %r10, 1;', '\tbra.uni $L_loop;', '$L_done:', '\tret;', '}', '',
+    ].join('\n');
+    const file = join(mkdtempSync(join(tmpdir(), 'arefcheck-')), 'array.ptx');
+    writeFileSync(file, text);
+    const waits = (r: { stdout: string }): number => r.stdout.split('\n').filter((l) => /^\s+wait bar\[0\]/.test(l)).length;
+    const open = arefcheck('lift', file, '--print');
+    const three = arefcheck('lift', file, '--print', '--param', 'k_args+8[4]:u32=3');
+    expect(three.status, three.stderr).toBe(0);
+    expect([waits(open), waits(three)]).toEqual([1, 3]);
+    const report = arefcheck('verify', file, '--no-sweep', '--param', 'k_args+8[4]:u32=3');
+    expect(report.status, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/launch values not given \(1\): k_args\+8=0\n/);
+    const swept = arefcheck('verify', file);
+    expect(swept.stdout).toMatch(/launch values checked: defaults; k_args\+8\[4\] = \d+/);
+    for (const [flag, message] of [
+      ['k_args[4]:u32=3', 'error: --param k_args[4]:u32: parameter k_args is a struct: name the pointer field, e.g. --param k_args+OFFSET[4]:u32=V'],
+      ['k_args+8[4]:f32=3', 'error: --param k_args+8[4]:f32: array elements are integers of at most 4 bytes (u8 … u32, s32)'],
+      ['k_args+12[0]:u32=3', 'error: --param k_args+12[0]:u32: parameter k_args has 16 bytes; a pointer at offset 12 does not fit'],
+    ] as const) {
+      const bad = arefcheck('verify', file, '--param', flag);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr.trim()).toBe(message);
+    }
+  });
+
   it('a syntax error points at the PTX position', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lift-'));
     const file = join(dir, 'bad.ptx');

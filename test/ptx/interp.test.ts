@@ -108,13 +108,14 @@ describe('values, memory and calls', () => {
   it('runs both sides of a branch on data loaded from global memory; refuses it, naming both lines, when they synchronize differently', () => {
     const same = `${INIT}\tld.param.u64 %rd1, [k_p];\n\tld.global.u32 %r2, [%rd1+4];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n\tadd.s32 %r5, %r5, 1;\n$L_x:\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];`;
     expect(roleText(lift({ body: same, params: '.param .u64 k_p' }), 0)).toEqual(['arrive bar[0] 1']);
-    const body = `${INIT}\tld.param.u64 %rd1, [k_p];\n\tld.global.u32 %r2, [%rd1+4];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n$L_x:`;
+    // data behind a pointer read from global memory (a launch array's element would be a launch value)
+    const body = `${INIT}\tld.param.u64 %rd1, [k_p];\n\tld.global.u64 %rd2, [%rd1];\n\tld.global.u32 %r2, [%rd2+4];\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_x;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n$L_x:`;
     const spec = { body, params: '.param .u64 k_p' };
     const e = liftError(spec);
     expect(e).toBeInstanceOf(UnsupportedError);
     const at = lineOf(spec, '@%p2 bra');
     expect(e.format()).toBe(
-      `k.ptx:${at}:2: error: unsupported: branch on data at line ${at} (the condition depends on data loaded at line ${lineOf(spec, 'ld.global')}): its sides synchronize differently (nothing / arrive (line ${lineOf(spec, 'mbarrier.arrive')}))`,
+      `k.ptx:${at}:2: error: unsupported: branch on data at line ${at} (the condition depends on data loaded at line ${lineOf(spec, 'ld.global.u32')}): its sides synchronize differently (nothing / arrive (line ${lineOf(spec, 'mbarrier.arrive')}))`,
     );
   });
 
@@ -180,6 +181,63 @@ describe('values, memory and calls', () => {
     // a counter at an address the lifter cannot know is data, as before
     const unknown = body.replace('ld.param.u64 %rd1, [work];', 'ld.param.u64 %rd2, [work];\n\tld.global.u64 %rd1, [%rd2];');
     expect(liftError({ body: unknown, params }).message).toMatch(/^unsupported: branch on data at line \d+ \(the condition depends on (the result of 'atom\.global\.add\.u32'|a value that depends on)/);
+  });
+
+  describe('arrays the launch passes (FA3 varlen: num_m_blocks_ptr[b], cu_seqlens[b])', () => {
+    // a struct parameter whose field at +8 points to an int array; the trip count is element 1 (byte 4)
+    const params = '.param .align 8 .b8 k_args[16]';
+    const loop = (count: string, extra = ''): string =>
+      `${INIT}\tld.param.u64 %rd1, [k_args+8];\n\tcvta.to.global.u64 %rd2, %rd1;\n${count}${extra}\tmov.u32 %r10, 0;\n$L_loop:\n\tsetp.ge.s32 %p7, %r10, %r9;\n\t@%p7 bra $L_done;\n\tand.b32 %r11, %r10, 1;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p8, [bar], %r11;\n\tadd.s32 %r10, %r10, 1;\n\tbra.uni $L_loop;\n$L_done:`;
+    const body = loop('\tld.global.u32 %r9, [%rd2+4];\n');
+    const round = (k: number): string[] => ['arrive bar[0] 1', `wait bar[0] ${k & 1}`];
+
+    it('reads an element through a pointer field left open as a launch value: default 1, fixed with --param NAME+OFF[ELEM]', () => {
+      const open = liftKernelWithFacts(parsePtx(ptx({ body, params }), 'k.ptx'));
+      expect(roleText(open.program, 0)).toEqual(round(0));
+      expect(open.facts.launch).toContainEqual({ v: { key: 'k_args+8[4]', kind: 'int', bytes: 4, param: 'k_args', offset: 8, element: 4 }, value: '1', given: false });
+      expect(roleText(lift({ body, params }, { params: new Map([['k_args+8[4]:u32', 3]]) }), 0)).toEqual([...round(0), ...round(1), ...round(2)]);
+      // another element of the array is another value
+      expect(roleText(lift({ body, params }, { params: new Map([['k_args+8[0]:u32', 3]]) }), 0)).toEqual(round(0));
+      // a pointer parameter's array alike
+      const scalar = loop('\tld.global.u32 %r9, [%rd2+4];\n').replace('ld.param.u64 %rd1, [k_args+8]', 'ld.param.u64 %rd1, [k_q]');
+      expect(roleText(lift({ body: scalar, params: '.param .u64 k_q' }, { params: new Map([['k_q[4]:u32', 2]]) }), 0)).toEqual([...round(0), ...round(1)]);
+    });
+
+    it('keeps an open pointer field null for the kernel\'s own checks and for arithmetic other than pointer ± integer', () => {
+      // a null check skips the loop; the pointer truncated to 32 bits is 0, and so is its product
+      const nullCheck = '\tsetp.eq.u64 %p3, %rd1, 0;\n\tcvt.u32.u64 %r12, %rd2;\n\tshl.b64 %rd3, %rd1, 1;\n\tsetp.ne.u64 %p4, %rd3, 0;\n\tor.b32 %r13, %r12, 0;\n\tsetp.ne.u32 %p5, %r13, 0;\n\tor.pred %p6, %p4, %p5;\n\t@%p6 trap;\n\t@%p3 bra $L_done;\n';
+      expect(roleText(lift({ body: loop('\tld.global.u32 %r9, [%rd2+4];\n', nullCheck), params }, { params: new Map([['k_args+8[4]:u32', 3]]) }), 0)).toEqual([]);
+      // given by the user, the pointer is a number and what it points to is data
+      const e = liftError({ body, params }, { params: new Map([['k_args+8:u64', 4096]]) });
+      expect(e.message).toMatch(/^unsupported: branch on data at line \d+ \(the condition depends on data loaded at line \d+\)/);
+    });
+
+    it('treats an element the kernel also writes as data, whichever comes first in the run', () => {
+      const after = loop('\tld.global.u32 %r9, [%rd2+4];\n').replace('$L_done:', '$L_done:\n\tst.global.u32 [%rd2+4], %r10;');
+      const e = liftError({ body: after, params });
+      expect(e.message).toMatch(/the kernel writes k_args\+8\[4\]/);
+      expect(e.message).toMatch(/^unsupported: branch on data/);
+      // a write to another element leaves this one an input
+      const other = after.replace('st.global.u32 [%rd2+4]', 'st.global.u32 [%rd2+8]');
+      expect(roleText(lift({ body: other, params }, { params: new Map([['k_args+8[4]:u32', 2]]) }), 0)).toEqual([...round(0), ...round(1)]);
+    });
+
+    it('leaves data as data: an element only float arithmetic uses, and a flag read with ld.acquire (another CTA writes it)', () => {
+      const floatOnly = loop('\tld.param.u32 %r9, [k_args];\n', '\t.reg .f32 %f<4>;\n\tld.global.u32 %r20, [%rd2+12];\n\tcvt.rn.f32.u32 %f1, %r20;\n\tst.global.f32 [%rd2+16], %f1;\n');
+      const lifted = liftKernelWithFacts(parsePtx(ptx({ body: floatOnly, params }), 'k.ptx'));
+      expect(lifted.facts.launch.map((l) => l.v.key)).toEqual(['k_args+8', 'k_args+0']);
+      const spin = body.replace('ld.global.u32 %r9', 'ld.global.acquire.gpu.u32 %r9');
+      expect(liftError({ body: spin, params }).message).toMatch(/^unsupported: branch on data at line \d+ \(the condition depends on data loaded at line \d+\)/);
+    });
+
+    it('the element decides the verdict: a parity bug in the third round is found when the element lets the loop get there', () => {
+      // round 2 waits the wrong parity (1 instead of 0): the phase it names completed long ago
+      const buggy = body.replace('and.b32 %r11, %r10, 1;', 'and.b32 %r11, %r10, 1;\n\tsetp.eq.u32 %p9, %r10, 2;\n\tselp.u32 %r11, 1, %r11, %p9;');
+      expect(verifyProgram(lift({ body: buggy, params })).verdict).toBe('verified');
+      const at3 = verifyProgram(lift({ body: buggy, params }, { params: new Map([['k_args+8[4]:u32', 3]]) }));
+      expect(at3.verdict).toBe('violation');
+      expect(at3.violations.map((v) => v.kind)).toEqual(['protocol']);
+    });
   });
 
   it('follows .func calls with .param arguments and return values', () => {

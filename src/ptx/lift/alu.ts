@@ -4,6 +4,7 @@
 // keeping the reason of the first unknown input.
 import type { Opcode, OpType } from './opcode.ts';
 import { opType } from './opcode.ts';
+import { keepsTag, plain } from './launch-pointers.ts';
 import { SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, Unknown, type Scalar } from './values.ts';
 
 export const u = (x: bigint, bits: number): bigint => BigInt.asUintN(bits, x);
@@ -35,10 +36,14 @@ function floatUnknown(op: Opcode, line: number): Unknown {
 }
 
 /** Two-operand integer ops: add sub and or xor shl shr min max div rem mul. */
-export function binary(op: Opcode, a: Scalar, b: Scalar, line: number): Scalar {
+export function binary(op: Opcode, a0: Scalar, b0: Scalar, line: number): Scalar {
   const t = opType(op);
   if (t.float) return floatUnknown(op, line);
   const bits = t.bits;
+  // a launch pointer's tag survives pointer ± integer only (launch-pointers.ts)
+  const tagged = (op.base === 'add' || op.base === 'sub') && keepsTag(op.base, a0, b0);
+  const a = tagged ? a0 : plain(a0);
+  const b = tagged ? b0 : plain(b0);
   if (op.base === 'add' || op.base === 'sub') {
     if (a instanceof SymAddr && typeof b === 'bigint') {
       const d = s(b, bits);
@@ -98,9 +103,11 @@ export function binary(op: Opcode, a: Scalar, b: Scalar, line: number): Scalar {
 }
 
 /** mad{.lo,.hi,.wide} and mad24. */
-export function mad(op: Opcode, a: Scalar, b: Scalar, c: Scalar, line: number): Scalar {
+export function mad(op: Opcode, a0: Scalar, b0: Scalar, c: Scalar, line: number): Scalar {
   const t = opType(op);
   if (t.float) return floatUnknown(op, line);
+  const a = plain(a0);
+  const b = plain(b0);
   const blocked = blocker(a, b, c);
   if (blocked) return blocked;
   const bits = t.bits;
@@ -112,7 +119,8 @@ export function mad(op: Opcode, a: Scalar, b: Scalar, c: Scalar, line: number): 
   return u(p + (c as bigint), bits);
 }
 
-export function unary(op: Opcode, a: Scalar, line: number): Scalar {
+export function unary(op: Opcode, a0: Scalar, line: number): Scalar {
+  const a = plain(a0);
   const t = opType(op);
   if (t.float) return floatUnknown(op, line);
   const blocked = blocker(a);
@@ -165,7 +173,9 @@ function isNonNull(x: Scalar): boolean {
 }
 
 /** setp's comparison (before any .and/.or/.xor combination). */
-export function compare(op: Opcode, a: Scalar, b: Scalar, line: number): Scalar {
+export function compare(op: Opcode, a0: Scalar, b0: Scalar, line: number): Scalar {
+  const a = plain(a0);
+  const b = plain(b0);
   const t = opType(op);
   if (t.float) return floatUnknown(op, line);
   const cmp = op.parts[0] ?? '';
@@ -215,7 +225,10 @@ export function select(a: Scalar, b: Scalar, c: Scalar): Scalar {
   return unknownOf(c);
 }
 
-export function bfe(op: Opcode, a: Scalar, b: Scalar, c: Scalar): Scalar {
+export function bfe(op: Opcode, a0: Scalar, b0: Scalar, c0: Scalar): Scalar {
+  const a = plain(a0);
+  const b = plain(b0);
+  const c = plain(c0);
   const blocked = blocker(a, b, c);
   if (blocked) return blocked;
   const t = opType(op);
@@ -235,7 +248,11 @@ export function bfe(op: Opcode, a: Scalar, b: Scalar, c: Scalar): Scalar {
   return out;
 }
 
-export function bfi(op: Opcode, f: Scalar, b: Scalar, c: Scalar, d: Scalar): Scalar {
+export function bfi(op: Opcode, f0: Scalar, b0: Scalar, c0: Scalar, d0: Scalar): Scalar {
+  const f = plain(f0);
+  const b = plain(b0);
+  const c = plain(c0);
+  const d = plain(d0);
   const blocked = blocker(f, b, c, d);
   if (blocked) return blocked;
   const bits = opType(op).bits;
@@ -249,7 +266,11 @@ export function bfi(op: Opcode, f: Scalar, b: Scalar, c: Scalar, d: Scalar): Sca
   return u(out, bits);
 }
 
-export function lop3(a: Scalar, b: Scalar, c: Scalar, lut: Scalar): Scalar {
+export function lop3(a0: Scalar, b0: Scalar, c0: Scalar, lut0: Scalar): Scalar {
+  const a = plain(a0);
+  const b = plain(b0);
+  const c = plain(c0);
+  const lut = plain(lut0);
   const blocked = blocker(a, b, c, lut);
   if (blocked) return blocked;
   const m = 0xffffffffn;
@@ -265,7 +286,10 @@ export function lop3(a: Scalar, b: Scalar, c: Scalar, lut: Scalar): Scalar {
   return out;
 }
 
-export function prmt(a: Scalar, b: Scalar, c: Scalar): Scalar {
+export function prmt(a0: Scalar, b0: Scalar, c0: Scalar): Scalar {
+  const a = plain(a0);
+  const b = plain(b0);
+  const c = plain(c0);
   const blocked = blocker(a, b, c);
   if (blocked) return blocked;
   const bytes = (u(b as bigint, 32) << 32n) | u(a as bigint, 32);
@@ -280,7 +304,10 @@ export function prmt(a: Scalar, b: Scalar, c: Scalar): Scalar {
   return out;
 }
 
-export function shf(op: Opcode, a: Scalar, b: Scalar, c: Scalar): Scalar {
+export function shf(op: Opcode, a0: Scalar, b0: Scalar, c0: Scalar): Scalar {
+  const a = plain(a0);
+  const b = plain(b0);
+  const c = plain(c0);
   const blocked = blocker(a, b, c);
   if (blocked) return blocked;
   const n0 = u(c as bigint, 32);

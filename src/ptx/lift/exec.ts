@@ -7,6 +7,7 @@ import {
 } from './alu.ts';
 import { floatOp } from './float.ts';
 import { mergeRanges } from './footprint.ts';
+import { decides } from './value-uses.ts';
 import type { Arg, FlatInstr } from './flatten.ts';
 import { opType, stateSpace, typeBytes, type Opcode } from './opcode.ts';
 import type { Frame, WarpInterp } from './warp.ts';
@@ -263,7 +264,17 @@ function load(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
     return;
   }
   if (where === 'global') {
-    w.write(fr, d, new Unknown(`data loaded at line ${ins.loc.line}`), m);
+    // an integer element of an array a launch pointer points to is a launch value when it decides
+    // something; other global data, and flags other CTAs write (loads with memory-order
+    // qualifiers: stream-K's ld.acquire spin), are unknown
+    const input = !t.float && eb <= 4 && !ORDERED.some((q) => ins.op.mods.has(q)) && decides(fr.fn, ins);
+    items.forEach((item, i) => {
+      const v = w.map(m, [addr], ([x = UNINIT]) => {
+        const at = input ? w.launch.arrayElement(offsetBy(x, i * eb)) : undefined;
+        return at ? w.launch.element(at, eb, ins.loc.line) : new Unknown(`data loaded at line ${ins.loc.line}`);
+      });
+      w.write(fr, item, v, m);
+    });
     return;
   }
   items.forEach((item, i) => {
@@ -282,6 +293,9 @@ function load(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
     w.write(fr, item, v, m);
   });
 }
+
+/** Loads that synchronize with other threads: what they read is not the host's. */
+const ORDERED = ['acquire', 'relaxed', 'volatile', 'mmio'] as const;
 
 function store(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const [addrArg, src] = ins.args;
@@ -306,7 +320,10 @@ function store(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
     });
     return;
   }
-  if (where === 'global') return;
+  if (where === 'global') {
+    wroteGlobal(w, addr, m, items.length, eb, ins.loc.line);
+    return;
+  }
   items.forEach((item, i) => {
     const v = w.read(fr, item);
     if (!isLanes(addr)) {
@@ -338,11 +355,31 @@ function storedData(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addr: V
   return [...new Set(out)].sort().join(',');
 }
 
+/** A global write of `n` elements of `eb` bytes: elements of launch arrays it hits are the kernel's data, not inputs. */
+function wroteGlobal(w: WarpInterp, addr: Val, m: number, n: number, eb: number, line: number): void {
+  for (let l = 0; l < WARP; l++) {
+    if (((m >>> l) & 1) === 0) continue;
+    for (let i = 0; i < n; i++) {
+      const at = w.launch.arrayElement(offsetBy(laneOf(addr, l), i * eb));
+      if (at) w.launch.wroteElement(at, line);
+    }
+  }
+}
+
+/** An address `d` bytes further (a vector's i-th element). */
+function offsetBy(x: Scalar, d: number): Scalar {
+  if (d === 0) return x;
+  return typeof x === 'bigint' ? x + BigInt(d) : x instanceof SymAddr ? new SymAddr(x.base, x.offset + BigInt(d)) : x;
+}
+
 function atomic(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const hasDest = ins.op.base === 'atom';
   const addrArg = ins.args[hasDest ? 1 : 0];
   const eb = typeBytes(opType(ins.op).name) || 4;
-  if (addrArg && classify(ins.op, w.address(fr, addrArg)) === 'shared') smemRange(w, fr, ins, m, addrArg, eb, 'write');
+  const addr = addrArg ? w.address(fr, addrArg) : UNINIT;
+  const where = classify(ins.op, addr);
+  if (addrArg && where === 'shared') smemRange(w, fr, ins, m, addrArg, eb, 'write');
+  if (where === 'global') wroteGlobal(w, addr, m, 1, eb, ins.loc.line);
   if (hasDest && !(addrArg && counterAdd(w, fr, ins, m, addrArg))) w.clobber(fr, ins, m);
 }
 

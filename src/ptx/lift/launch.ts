@@ -6,8 +6,9 @@
 // every variable the kernel read is reported with the value it was lifted at.
 import { InputError } from '../../diag.ts';
 import type { ParamDecl, PtxFunction } from '../parse/ast.ts';
+import { isTagged, nullPointer, taggedField } from './launch-pointers.ts';
 import { typeBytes } from './opcode.ts';
-import { SymAddr, type Scalar } from './values.ts';
+import { SymAddr, Unknown, type Scalar } from './values.ts';
 
 export type LaunchKind = 'int' | 'float' | 'pointer';
 
@@ -20,6 +21,8 @@ export interface LaunchVar {
   /** The PTX parameter it lives in (for messages), and the byte offset of a field. */
   readonly param?: string;
   readonly offset?: number;
+  /** An element of an array in global memory the field points to: its byte offset there. */
+  readonly element?: number;
 }
 
 /** The values a run uses: user-fixed ones, then an assignment from the sweep, then the defaults. */
@@ -69,9 +72,10 @@ export class LaunchValues {
   private readonly values: ReadonlyMap<string, bigint>;
   private readonly kernel: PtxFunction;
 
-  constructor(kernel: PtxFunction, values: ReadonlyMap<string, bigint>) {
+  constructor(kernel: PtxFunction, values: ReadonlyMap<string, bigint>, notInputs: ReadonlySet<string> = new Set()) {
     this.kernel = kernel;
     this.values = values;
+    this.notInputs = notInputs;
   }
 
   /** A scalar parameter (`ld.param.u32 %r, [K]`); pointers stay symbolic addresses unless given. */
@@ -103,7 +107,57 @@ export class LaunchValues {
     const prev = this.reads.get(key);
     // one field read with two types (a u64 read as two u32) keeps the first kind
     if (!prev) this.reads.set(key, { v, value });
+    // a 64-bit field left open is null, tagged with the field so that a load through it is an
+    // element of a launch array (launch-pointers.ts)
+    if (given === undefined && kind === 'int' && bytes === 8) return nullPointer(this.kernel.params.indexOf(p), offset);
     return value;
+  }
+
+  /** Global memory the kernel wrote at a launch array's element (`params+68[4]`), by key: the first line. */
+  private readonly written = new Map<string, number>();
+  /** Elements read as launch values that the kernel also writes: not inputs (lift.ts runs again without them). */
+  readonly clobbered = new Set<string>();
+  private readonly notInputs: ReadonlySet<string>;
+
+  /**
+   * The element of a launch array a global address points at: through a pointer field left open
+   * (a tagged null, `params+68[4]`) or a pointer parameter (`ptr:NAME`, `NAME[4]`). Undefined for
+   * any other address.
+   */
+  arrayElement(address: Scalar): LaunchVar | undefined {
+    if (isTagged(address)) {
+      const { param, field, offset } = taggedField(address);
+      const p = this.kernel.params[param];
+      if (!p) return undefined;
+      return { key: `${p.name}+${field}[${offset}]`, kind: 'int', bytes: 0, param: p.name, offset: field, element: Number(offset) };
+    }
+    if (address instanceof SymAddr && address.base.startsWith('ptr:') && address.offset >= 0n) {
+      const name = address.base.slice(4);
+      return { key: `${name}[${address.offset}]`, kind: 'int', bytes: 0, param: name, element: Number(address.offset) };
+    }
+    return undefined;
+  }
+
+  /**
+   * An integer element of an array in global memory a launch pointer points to (FA3's
+   * `num_m_blocks_ptr[b]`, `cu_seqlens[b]`): a launch value defaulting to 1 like any integer,
+   * unless the kernel writes that element itself (then it is data).
+   */
+  element(at: LaunchVar, bytes: number, line: number): Scalar {
+    const wrote = this.written.get(at.key);
+    if (wrote !== undefined || this.notInputs.has(at.key)) {
+      return new Unknown(`data loaded at line ${line} (the kernel writes ${at.key}${wrote !== undefined ? ` at line ${wrote}` : ''})`);
+    }
+    const given = this.values.get(at.key);
+    const value = given !== undefined ? BigInt.asUintN(bytes * 8, given) : DEFAULT_INT;
+    if (!this.reads.has(at.key)) this.reads.set(at.key, { v: { ...at, bytes }, value });
+    return value;
+  }
+
+  /** A store to global memory at a launch array's element: read as a launch value, it no longer is one. */
+  wroteElement(at: LaunchVar, line: number): void {
+    if (!this.written.has(at.key)) this.written.set(at.key, line);
+    if (this.reads.has(at.key)) this.clobbered.add(at.key);
   }
 
   /** Grid (`grid.x`) or cluster (`cluster.x`) dimension. */
@@ -138,30 +192,44 @@ export class LaunchValues {
   }
 }
 
-/** `NAME=V`, `NAME+OFF:TYPE=V`, `INDEX=V`, `INDEX+OFF:TYPE=V`: a user's launch value, keyed as LaunchValues reads it. */
+/**
+ * `NAME=V`, `NAME+OFF:TYPE=V`, `INDEX=V`, `INDEX+OFF:TYPE=V`: a user's launch value, keyed as
+ * LaunchValues reads it. `NAME[ELEM]:TYPE=V` and `NAME+OFF[ELEM]:TYPE=V` give an integer element
+ * (at byte ELEM) of the array that a pointer parameter, or the pointer field at OFF, points to.
+ */
 export function parseLaunchParam(kernel: PtxFunction, name: string, value: string): { key: string; value: bigint } {
-  const m = /^([A-Za-z_$.%][\w$.%]*|\d+)(?:\+(\d+)(?::([a-z]\d+))?)?$/.exec(name);
-  if (!m) throw new InputError(`--param ${name}=${value}: expected NAME=V, NAME+OFFSET:TYPE=V or a parameter index`);
-  const [, who = '', off, type] = m;
+  const m = /^([A-Za-z_$.%][\w$.%]*|\d+)(?:\+(\d+))?(?:\[(\d+)\])?(?::([a-z]\d+))?$/.exec(name);
+  const [, who = '', off, elem, type] = m ?? [];
+  if (!m || (type !== undefined && off === undefined && elem === undefined)) {
+    throw new InputError(`--param ${name}=${value}: expected NAME=V, NAME+OFFSET:TYPE=V, NAME[ELEMENT]:TYPE=V, NAME+OFFSET[ELEMENT]:TYPE=V or a parameter index`);
+  }
   const byIndex = /^\d+$/.test(who) ? kernel.params[Number(who)] : undefined;
   const p = byIndex ?? kernel.params.find((x) => x.name === who);
   if (!p) {
     throw new InputError(`kernel ${kernel.name} has no parameter '${who}' (parameters: ${kernel.params.map((x, i) => `${i}: ${x.name}`).join(', ') || 'none'})`);
   }
-  if (off === undefined) {
-    if (p.elements !== undefined) {
-      throw new InputError(`parameter ${p.name} is a ${p.elements}-byte struct passed by value: give one of its fields, e.g. --param ${p.name}+OFFSET:u32=V`);
-    }
+  const struct = p.elements !== undefined;
+  if (off === undefined && elem === undefined) {
+    if (struct) throw new InputError(`parameter ${p.name} is a ${p.elements}-byte struct passed by value: give one of its fields, e.g. --param ${p.name}+OFFSET:u32=V`);
     return { key: p.name, value: parseValue(value, typeBytes(p.type) || 8, /^f/.test(p.type), name) };
   }
-  const size = p.elements === undefined ? typeBytes(p.type) || 8 : (typeBytes(p.type) || 1) * p.elements;
+  const size = struct ? (typeBytes(p.type) || 1) * (p.elements ?? 0) : typeBytes(p.type) || 8;
   const t = type ?? 'u32';
   const bytes = typeBytes(t);
   if (bytes === 0) throw new InputError(`--param ${name}: unknown type '${t}' (use u32, s32, u64, f32, …)`);
-  const offset = Number(off);
+  const offset = Number(off ?? 0);
+  if (elem !== undefined) {
+    // the parameter or field is a pointer; the value goes to the array it points to
+    if (struct === (off === undefined)) {
+      throw new InputError(struct ? `--param ${name}: parameter ${p.name} is a struct: name the pointer field, e.g. --param ${p.name}+OFFSET[${elem}]:u32=V` : `--param ${name}: parameter ${p.name} is a scalar: give --param ${p.name}[${elem}]:u32=V`);
+    }
+    if (offset + 8 > size) throw new InputError(`--param ${name}: parameter ${p.name} has ${size} bytes; a pointer at offset ${offset} does not fit`);
+    if (t.startsWith('f') || bytes > 4) throw new InputError(`--param ${name}: array elements are integers of at most 4 bytes (u8 … u32, s32)`);
+    return { key: struct ? `${p.name}+${offset}[${Number(elem)}]` : `${p.name}[${Number(elem)}]`, value: parseValue(value, bytes, false, name) };
+  }
   // a scalar parameter has no fields: its whole value at offset 0 is the parameter, else refuse
   // (a key the kernel never reads would be ignored without a word)
-  if (p.elements === undefined) {
+  if (!struct) {
     if (offset === 0 && bytes === size) return { key: p.name, value: parseValue(value, bytes, t.startsWith('f'), name) };
     throw new InputError(`--param ${name}: parameter ${p.name} is a scalar .${p.type}, not a struct: give --param ${p.name}=V`);
   }

@@ -212,10 +212,19 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
   if (grid.some((g, i) => g % (cluster[i] ?? 1) !== 0)) {
     throw new InputError(`the grid ${grid.join(',')} is not a whole number of ${cluster.join(',')} clusters`);
   }
-  const launch = new LaunchValues(p.kernel, values);
   const x0 = options.cta ?? 0;
   const firstCta: [number, number, number] = [x0 - (x0 % cluster[0]), 0, 0];
-  const run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  // elements of launch arrays the kernel read and also writes are its own data: run again with
+  // them unknown (a write the sequential run made after the read may come first on the GPU)
+  let notInputs = new Set<string>();
+  let launch: LaunchValues;
+  let run: ClusterRun;
+  for (;;) {
+    launch = new LaunchValues(p.kernel, values, notInputs);
+    run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS);
+    if (launch.clobbered.size === 0) break;
+    notInputs = new Set([...notInputs, ...launch.clobbered]);
+  }
   const blockThreads = p.block[0] * p.block[1] * p.block[2];
   return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };
 }

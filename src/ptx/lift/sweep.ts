@@ -261,7 +261,7 @@ function raiseTogether(p: ReturnType<typeof prepare>, options: LiftOptions, base
 
 /** `0+1408` for a field of a long-named (mangled) parameter: what `--param` accepts. */
 export function shortKey(key: string, params: readonly string[]): string {
-  const m = /^(.*?)(\+\d+)?$/.exec(key);
+  const m = /^(.*?)((?:\+\d+)?(?:\[\d+\])?)$/.exec(key);
   const name = m?.[1] ?? key;
   const i = params.indexOf(name);
   return name.length > 24 && i >= 0 ? `${i}${m?.[2] ?? ''}` : key;

@@ -25,6 +25,7 @@ import { execInstr, isExecInstr } from './exec.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import type { Arg, FlatFunction, FlatInstr } from './flatten.ts';
 import type { LaunchValues } from './launch.ts';
+import { plain } from './launch-pointers.ts';
 import { typeBytes } from './opcode.ts';
 import type { ClusterSync } from './sim.ts';
 import { type Block, syncInstr } from './sync-ops.ts';
@@ -323,7 +324,7 @@ export class WarpInterp {
 
   /** A known integer operand of a sync instruction. */
   known(x: Scalar, what: string, ins: FlatInstr): number {
-    if (typeof x === 'bigint') return Number(x);
+    if (typeof x === 'bigint') return Number(plain(x));
     this.unsupported(`${what} of '${ins.op.text}' at line ${ins.loc.line} depends on ${this.why(x)}`, ins.loc);
   }
 

@@ -1,0 +1,119 @@
+// Whether a value a global load brings in can decide anything the lifter records: a branch, the
+// guard of an instruction, an address other than a global one, the operand of a synchronizing
+// operation, or shared memory (another warp may branch on it). A forward slice over the
+// function's registers answers it once per load instruction. An element of a launch array is a
+// launch value only when it decides something (FA3's `num_m_blocks_ptr[b]` feeds the tile loop);
+// a tile of C read for the epilogue's arithmetic stays data, so it does not crowd the launch
+// values the sweep raises.
+import type { Arg, FlatFunction, FlatInstr } from './flatten.ts';
+import { opType, stateSpace } from './opcode.ts';
+
+/** Ops that compute their destination(s) from their operands (integer or predicate). */
+const PROPAGATE = new Set([
+  'mov', 'cvt', 'add', 'sub', 'mul', 'mad', 'mul24', 'mad24', 'sad', 'shl', 'shr', 'and', 'or', 'xor', 'not', 'cnot', 'neg',
+  'abs', 'min', 'max', 'div', 'rem', 'selp', 'slct', 'setp', 'set', 'bfe', 'bfi', 'prmt', 'lop3', 'shf', 'popc', 'clz', 'brev',
+  'bfind', 'fns', 'shfl', 'vote', 'redux', 'match', 'dp4a', 'dp2a', 'szext', 'bmsk', 'cvta',
+]);
+
+/** Above this many registers reached, the answer is "it may decide" (the slice is conservative). */
+const MAX_SLOTS = 4096;
+
+interface Uses {
+  /** per register slot, the instructions that read it */
+  readonly bySlot: ReadonlyMap<number, readonly FlatInstr[]>;
+}
+
+const usesCache = new WeakMap<FlatFunction, Uses>();
+const decidesCache = new WeakMap<FlatInstr, boolean>();
+
+function slotsOf(a: Arg | undefined, out: number[]): void {
+  if (!a) return;
+  if (a.k === 'reg' || a.k === 'not') out.push(a.slot);
+  else if (a.k === 'mem') {
+    slotsOf(a.base, out);
+    for (const c of a.coords ?? []) slotsOf(c, out);
+  } else if (a.k === 'vec' || a.k === 'list') for (const x of a.items) slotsOf(x, out);
+  else if (a.k === 'pair') {
+    slotsOf(a.first, out);
+    slotsOf(a.second, out);
+  }
+}
+
+/** Whether args[0] is where the instruction writes (not an address or a value it reads). */
+function writesFirst(ins: FlatInstr): boolean {
+  return PROPAGATE.has(ins.op.base) || ins.op.base === 'ld' || ins.op.base === 'ldu';
+}
+
+function usesOf(fn: FlatFunction): Uses {
+  const hit = usesCache.get(fn);
+  if (hit) return hit;
+  const bySlot = new Map<number, FlatInstr[]>();
+  for (const ins of fn.code) {
+    const read: number[] = [];
+    if (ins.guard >= 0) read.push(ins.guard);
+    ins.args.forEach((a, i) => {
+      if (i === 0 && writesFirst(ins) && a.k !== 'mem') return;
+      slotsOf(a, read);
+    });
+    for (const slot of new Set(read)) {
+      const list = bySlot.get(slot) ?? [];
+      list.push(ins);
+      bySlot.set(slot, list);
+    }
+  }
+  const uses = { bySlot };
+  usesCache.set(fn, uses);
+  return uses;
+}
+
+/** Does the value `load` writes reach a decision (see the head of this file)? */
+export function decides(fn: FlatFunction, load: FlatInstr): boolean {
+  const hit = decidesCache.get(load);
+  if (hit !== undefined) return hit;
+  const answer = reaches(fn, load);
+  decidesCache.set(load, answer);
+  return answer;
+}
+
+function inAddress(ins: FlatInstr, i: number, slot: number): boolean {
+  const a = ins.args[i];
+  const slots: number[] = [];
+  if (a?.k === 'mem') slotsOf(a, slots);
+  return slots.includes(slot);
+}
+
+function reaches(fn: FlatFunction, load: FlatInstr): boolean {
+  const { bySlot } = usesOf(fn);
+  const work: number[] = [];
+  slotsOf(load.args[0], work);
+  const seen = new Set<number>();
+  while (work.length > 0) {
+    const slot = work.pop() ?? -1;
+    if (seen.has(slot)) continue;
+    seen.add(slot);
+    if (seen.size > MAX_SLOTS) return true;
+    for (const ins of bySlot.get(slot) ?? []) {
+      if (ins.guard === slot) return true;
+      const base = ins.op.base;
+      if (base === 'ld' || base === 'ldu') {
+        // what a global load at this address reads depends on it; any other address is recorded
+        if (stateSpace(ins.op) !== 'global' && inAddress(ins, 1, slot)) return true;
+        slotsOf(ins.args[0], work);
+        continue;
+      }
+      // a store anywhere but global memory: an address the lifter records, or a value other warps may read
+      if (base === 'st') {
+        if (stateSpace(ins.op) !== 'global') return true;
+        continue;
+      }
+      if (PROPAGATE.has(base)) {
+        if (opType(ins.op).float || ins.op.types.some((t) => t.float)) continue; // arithmetic on data
+        slotsOf(ins.args[0], work);
+        continue;
+      }
+      // a branch, a call, a synchronizing or asynchronous operation, an atomic: it may decide
+      return true;
+    }
+  }
+  return false;
+}
