@@ -159,7 +159,7 @@ export function canRetire(m: Machine, s: MachineState, r: number, u: Unit): bool
 
 export const asyncRules = {
   'tma.load': tmaLoad,
-  'tma.store': { blockedReason: () => undefined, execute: (ctx: OpCtx) => issueRead(ctx, 'store', 'tma.store of') },
+  'tma.store': { blockedReason: () => undefined, execute: (ctx: OpCtx) => issueRead(ctx, 'store', 'tma.store') },
   'bulk.commit': { blockedReason: () => undefined, execute: (ctx: OpCtx) => commit(ctx.m, ctx.s, ctx.r, 'store') },
   'bulk.wait': waitRules('store', 'bulk.wait'),
   'wgmma.issue': {

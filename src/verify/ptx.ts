@@ -4,6 +4,7 @@
 import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
+import { wholeArray } from '../ptx/lift/launch.ts';
 import { liftLaunchPoints, shortKey, type LaunchPoint } from '../ptx/lift/sweep.ts';
 import type { PtxModule } from '../ptx/parse/ast.ts';
 import type { Report } from './report.ts';
@@ -53,10 +54,19 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   if (points.length > 1) out.push(`launch values checked: ${points.map((p) => p.label).join('; ')} (fix any with --param NAME+OFFSET:TYPE=V)`);
   if (at.label !== 'defaults' && points.length > 1) out.push(`this report is for: ${at.label}`);
   const facts: LiftFacts = at.facts;
-  const open = facts.launch.filter((l) => !l.given);
-  if (open.length > 0) {
-    const shown = open.slice(0, 10).map((l) => `${key(l.v.key)}=${l.value}`);
-    out.push(`launch values not given (${open.length}): ${shown.join(', ')}${open.length > shown.length ? ', …' : ''}`);
+  // the elements of one launch array read alike are one entry: `6[*]=1 (128 elements)`
+  const open = new Map<string, { values: Set<string>; n: number }>();
+  for (const l of facts.launch) {
+    if (l.given) continue;
+    const k = l.v.element === undefined ? l.v.key : wholeArray(l.v.key);
+    const e = open.get(k) ?? { values: new Set<string>(), n: 0 };
+    e.values.add(l.value);
+    e.n += 1;
+    open.set(k, e);
+  }
+  if (open.size > 0) {
+    const shown = [...open].slice(0, 10).map(([k, e]) => `${key(k)}=${[...e.values].join('|')}${e.n > 1 ? ` (${e.n} elements)` : ''}`);
+    out.push(`launch values not given (${open.size}): ${shown.join(', ')}${open.size > shown.length ? ', …' : ''}`);
   }
   if (facts.grid.some((g) => g > 1) || facts.cluster.some((c) => c > 1)) out.push(`grid ${facts.grid.join('×')}, cluster ${facts.cluster.join('×')}`);
   if (facts.clusterNote) out.push(facts.clusterNote);

@@ -116,7 +116,10 @@ describe('arefcheck lift', () => {
     expect(report.status, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/launch values not given \(1\): k_args\+8=0\n/);
     const swept = arefcheck('verify', file);
-    expect(swept.stdout).toMatch(/launch values checked: defaults; k_args\+8\[4\] = \d+/);
+    // the sweep raises the array whole; [*] gives every element, an element given alone wins
+    expect(swept.stdout).toMatch(/launch values checked: defaults; k_args\+8\[\*\] = \d+/);
+    expect(waits(arefcheck('lift', file, '--print', '--param', 'k_args+8[*]:u32=4'))).toBe(4);
+    expect(waits(arefcheck('lift', file, '--print', '--param', 'k_args+8[*]:u32=4', '--param', 'k_args+8[4]:u32=2'))).toBe(2);
     for (const [flag, message] of [
       ['k_args[4]:u32=3', 'error: --param k_args[4]:u32: parameter k_args is a struct: name the pointer field, e.g. --param k_args+OFFSET[4]:u32=V'],
       ['k_args+8[4]:f32=3', 'error: --param k_args+8[4]:f32: array elements are integers of at most 4 bytes (u8 … u32, s32)'],

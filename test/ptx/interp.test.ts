@@ -342,6 +342,15 @@ describe('events → program', () => {
     expect(roleText(lift({ body: '\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;' }), 0)).toEqual(['init bar[0] 1']);
   });
 
+  it('keeps the prologue barrier when something else happens before it (fast.cu M11 stages its schedule there)', () => {
+    // warp 0 writes buf before the barrier, warp 1 reads it after: the barrier is what orders them
+    const body = `\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;\n\t@%p1 st.shared.u32 [buf], %r1;\n\tbar.sync 0;\n\tsetp.eq.u32 %p2, %r1, 32;\n\t@%p2 ld.shared.u32 %r3, [buf];\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];`;
+    const p = lift({ body, block: 64 });
+    expect(p.resources.find((r) => r.name === 'bar')).toMatchObject({ kind: 'mbarrier', count: 1 });
+    expect(roleText(p, 0)).toEqual(['write buf[0]', 'bar.sync 0 64', 'arrive bar[0] 1']);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
   it('splits a multi-thread arrive.expect_tx into expect_tx and arrive', () => {
     const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.lt.u32 %p2, %r2, 2;\n\t@%p2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 100;`;
     expect(roleText(lift({ body }), 0)).toEqual(['expect_tx bar[0] 200', 'arrive bar[0] 2']);

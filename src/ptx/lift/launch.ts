@@ -148,7 +148,7 @@ export class LaunchValues {
     if (wrote !== undefined || this.notInputs.has(at.key)) {
       return new Unknown(`data loaded at line ${line} (the kernel writes ${at.key}${wrote !== undefined ? ` at line ${wrote}` : ''})`);
     }
-    const given = this.values.get(at.key);
+    const given = this.values.get(at.key) ?? this.values.get(wholeArray(at.key));
     const value = given !== undefined ? BigInt.asUintN(bytes * 8, given) : DEFAULT_INT;
     if (!this.reads.has(at.key)) this.reads.set(at.key, { v: { ...at, bytes }, value });
     return value;
@@ -192,13 +192,19 @@ export class LaunchValues {
   }
 }
 
+/** `NAME+OFF[*]` for an element key `NAME+OFF[ELEM]`: every element of that array (the sweep raises arrays whole). */
+export function wholeArray(key: string): string {
+  return key.replace(/\[\d+\]$/, '[*]');
+}
+
 /**
  * `NAME=V`, `NAME+OFF:TYPE=V`, `INDEX=V`, `INDEX+OFF:TYPE=V`: a user's launch value, keyed as
  * LaunchValues reads it. `NAME[ELEM]:TYPE=V` and `NAME+OFF[ELEM]:TYPE=V` give an integer element
- * (at byte ELEM) of the array that a pointer parameter, or the pointer field at OFF, points to.
+ * (at byte ELEM) of the array that a pointer parameter, or the pointer field at OFF, points to;
+ * `[*]` gives every element of it (an element given on its own wins).
  */
 export function parseLaunchParam(kernel: PtxFunction, name: string, value: string): { key: string; value: bigint } {
-  const m = /^([A-Za-z_$.%][\w$.%]*|\d+)(?:\+(\d+))?(?:\[(\d+)\])?(?::([a-z]\d+))?$/.exec(name);
+  const m = /^([A-Za-z_$.%][\w$.%]*|\d+)(?:\+(\d+))?(?:\[(\d+|\*)\])?(?::([a-z]\d+))?$/.exec(name);
   const [, who = '', off, elem, type] = m ?? [];
   if (!m || (type !== undefined && off === undefined && elem === undefined)) {
     throw new InputError(`--param ${name}=${value}: expected NAME=V, NAME+OFFSET:TYPE=V, NAME[ELEMENT]:TYPE=V, NAME+OFFSET[ELEMENT]:TYPE=V or a parameter index`);
@@ -225,7 +231,8 @@ export function parseLaunchParam(kernel: PtxFunction, name: string, value: strin
     }
     if (offset + 8 > size) throw new InputError(`--param ${name}: parameter ${p.name} has ${size} bytes; a pointer at offset ${offset} does not fit`);
     if (t.startsWith('f') || bytes > 4) throw new InputError(`--param ${name}: array elements are integers of at most 4 bytes (u8 … u32, s32)`);
-    return { key: struct ? `${p.name}+${offset}[${Number(elem)}]` : `${p.name}[${Number(elem)}]`, value: parseValue(value, bytes, false, name) };
+    const at = elem === '*' ? '*' : String(Number(elem));
+    return { key: struct ? `${p.name}+${offset}[${at}]` : `${p.name}[${at}]`, value: parseValue(value, bytes, false, name) };
   }
   // a scalar parameter has no fields: its whole value at offset 0 is the parameter, else refuse
   // (a key the kernel never reads would be ignored without a word)

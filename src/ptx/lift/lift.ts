@@ -11,7 +11,7 @@ import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { foldWarps } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
-import { LaunchValues, parseDims, parseLaunchParam, type LaunchVar } from './launch.ts';
+import { LaunchValues, parseDims, parseLaunchParam, wholeArray, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources } from './resources.ts';
@@ -275,7 +275,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') }));
   const warpgroups = warpgroupsOf(folded, named.map((r) => r.name), nw, (w) => trace.ctaOf[w] ?? 0);
   const facts: LiftFacts = {
-    launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) })),
+    launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) || (v.element !== undefined && given.has(wholeArray(v.key))) })),
     grid: trace.grid,
     cluster: trace.cluster,
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),

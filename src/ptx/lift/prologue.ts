@@ -4,8 +4,10 @@
 // says; the lifter turns them into declarations (docs/ptx.md, "prologue"). An init that is
 // repeated, done by several threads, or preceded by another use of its barrier stays an `init`
 // op so the checker sees it; the barrier after the prologue is then kept, since it orders those
-// inits before the roles go on. When every init became a declaration the barrier says nothing
-// more and is dropped.
+// inits before the roles go on. It is kept too when anything else happens before it that a role
+// after it may depend on (fast.cu M11 stores its tile schedule to shared memory there, and the
+// consumers read it after the cluster barrier). When every init became a declaration and nothing
+// else precedes it, the barrier says nothing more and is dropped.
 import type { WarpEvent } from './events.ts';
 
 export interface Prologue {
@@ -34,11 +36,13 @@ export function hoistPrologue(warps: readonly (readonly WarpEvent[])[], blockThr
   const key = (cta: number, bar: number): string => `${cta}:${bar}`;
   const inits = new Map<string, { cta: number; bar: number; count: number; threads: number; n: number }>();
   const usedEarly = new Set<string>();
+  let other = false;
   warps.forEach((w, wi) => {
     const end = cut[wi] ?? -1;
     for (let j = 0; j < end; j++) {
       const e = w[j];
       if (!e) continue;
+      if (e.k !== 'init' && e.k !== 'fence.proxy.async') other = true;
       if (e.k === 'init') {
         const prev = inits.get(key(e.cta, e.bar));
         inits.set(key(e.cta, e.bar), { cta: e.cta, bar: e.bar, count: e.count, threads: e.threads, n: (prev?.n ?? 0) + 1 });
@@ -47,7 +51,7 @@ export function hoistPrologue(warps: readonly (readonly WarpEvent[])[], blockThr
       }
     }
   });
-  let all = true;
+  let all = !other;
   for (const [k, x] of inits) {
     if (x.n === 1 && x.threads === 1 && !usedEarly.has(k)) {
       const m = declared.get(x.cta) ?? new Map<number, number>();

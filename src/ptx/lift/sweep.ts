@@ -10,6 +10,7 @@ import { InputError } from '../../diag.ts';
 import type { Program } from '../../ir/program.ts';
 import type { PtxModule } from '../parse/ast.ts';
 import type { WarpEvent } from './events.ts';
+import { wholeArray, type LaunchVar } from './launch.ts';
 import { launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
 
 export interface LaunchPoint {
@@ -239,9 +240,19 @@ function widen(p: ReturnType<typeof prepare>, options: LiftOptions, base: Probe,
   return best;
 }
 
-/** The integer launch values a run read that `values` does not fix (the grid and cluster shape aside). */
-function openIntegers(run: Probe, values: ReadonlyMap<string, bigint>) {
-  return [...run.trace.launch.reads.values()].filter(({ v }) => v.kind === 'int' && !values.has(v.key) && !/^(grid|cluster)\./.test(v.key));
+/**
+ * The integer launch values a run read that `values` does not fix (the grid and cluster shape
+ * aside). The elements of one launch array are one value, `NAME+OFF[*]`: raised together (every
+ * batch's tile count at once), so an array of 128 entries costs one probe, not 128.
+ */
+function openIntegers(run: Probe, values: ReadonlyMap<string, bigint>): { v: LaunchVar }[] {
+  const out = new Map<string, { v: LaunchVar }>();
+  for (const { v } of run.trace.launch.reads.values()) {
+    if (v.kind !== 'int' || values.has(v.key) || /^(grid|cluster)\./.test(v.key)) continue;
+    const key = v.element === undefined ? v.key : wholeArray(v.key);
+    if (!values.has(key) && !out.has(key)) out.set(key, { v: { ...v, key } });
+  }
+  return [...out.values()];
 }
 
 /** All open integer launch values set to one ladder value, the first that wraps every ring that grew. */
@@ -261,7 +272,7 @@ function raiseTogether(p: ReturnType<typeof prepare>, options: LiftOptions, base
 
 /** `0+1408` for a field of a long-named (mangled) parameter: what `--param` accepts. */
 export function shortKey(key: string, params: readonly string[]): string {
-  const m = /^(.*?)((?:\+\d+)?(?:\[\d+\])?)$/.exec(key);
+  const m = /^(.*?)((?:\+\d+)?(?:\[(?:\d+|\*)\])?)$/.exec(key);
   const name = m?.[1] ?? key;
   const i = params.indexOf(name);
   return name.length > 24 && i >= 0 ? `${i}${m?.[2] ?? ''}` : key;
