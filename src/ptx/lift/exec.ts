@@ -267,11 +267,17 @@ function load(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
     // an integer element of an array a launch pointer points to is a launch value when it decides
     // something; other global data, and flags other CTAs write (loads with memory-order
     // qualifiers: stream-K's ld.acquire spin), are unknown
-    const input = !t.float && eb <= 4 && !ORDERED.some((q) => ins.op.mods.has(q)) && decides(fr.fn, ins);
+    const ordered = ORDERED.find((q) => ins.op.mods.has(q));
+    const input = !t.float && eb <= 4 && ordered === undefined && decides(fr.fn, ins);
+    const data = new Unknown(
+      ordered === undefined
+        ? `data loaded at line ${ins.loc.line}`
+        : `a flag loaded with ld.${ordered} at line ${ins.loc.line} (other threads write it: synchronization through global memory is not modelled)`,
+    );
     items.forEach((item, i) => {
       const v = w.map(m, [addr], ([x = UNINIT]) => {
         const at = input ? w.launch.arrayElement(offsetBy(x, i * eb)) : undefined;
-        return at ? w.launch.element(at, eb, ins.loc.line) : new Unknown(`data loaded at line ${ins.loc.line}`);
+        return at ? w.launch.element(at, eb, ins.loc.line) : data;
       });
       w.write(fr, item, v, m);
     });
