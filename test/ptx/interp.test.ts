@@ -353,6 +353,17 @@ describe('events → program', () => {
     expect(verifyProgram(p).verdict).toBe('verified');
   });
 
+  it('spends the cap on slots where the pieces are: a small array beside a finely written area keeps its own slots', () => {
+    // warps 0 and 1 write alternate cells of 2,400 bytes (600 pieces, past the cap of 512); apart
+    // from them, each writes its own cell of a small array (disjoint bytes, no race) that warp 1
+    // reads after a bar.sync
+    const many = `\tsetp.eq.u32 %p2, %r1, 32;\n\tmov.u32 %r20, 0;\n$L_w:\n\tshl.b32 %r21, %r20, 3;\n\tmov.u32 %r22, big;\n\tadd.s32 %r23, %r22, %r21;\n\t@%p1 st.shared.u32 [%r23], %r20;\n\t@%p2 st.shared.u32 [%r23+4], %r20;\n\tadd.s32 %r20, %r20, 1;\n\tsetp.lt.u32 %p3, %r20, 300;\n\t@%p3 bra $L_w;\n`;
+    const own = `\t@%p1 st.shared.u32 [big+3000], %r1;\n\t@%p2 st.shared.u32 [big+3004], %r1;\n\tbar.sync 0;\n\t@%p2 ld.shared.v2.u32 {%r24, %r25}, [big+3000];\n`;
+    const p = lift({ body: `${INIT}${many}${own}`, block: 64, decls: '.shared .align 16 .b8 big[4096];' });
+    expect(p.resources.filter((r) => r.kind === 'buffer')).toEqual([{ kind: 'buffer', name: 'big', slots: 2, bytes: 4 }]);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
   it('splits a multi-thread arrive.expect_tx into expect_tx and arrive', () => {
     const body = `${INIT}\tmov.u32 %r2, %laneid;\n\tsetp.lt.u32 %p2, %r2, 2;\n\t@%p2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 100;`;
     expect(roleText(lift({ body }), 0)).toEqual(['expect_tx bar[0] 200', 'arrive bar[0] 2']);

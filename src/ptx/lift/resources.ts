@@ -46,6 +46,18 @@ interface Piece {
   readonly key: string;
 }
 
+/** A write's byte range: a TMA copy's destination, a TMA store's source, or one warp's generic writes. */
+interface Interval {
+  readonly lo: number;
+  readonly hi: number;
+  readonly id: string;
+  readonly key: string;
+  /** a generic write's warpgroup */
+  readonly group?: string;
+  /** a TMA store's source: cut at its ends, but it does not land, so writes may cut inside it */
+  readonly store?: boolean;
+}
+
 /** Most slots one region may be cut into; past it only TMA extents cut (generic writes do not). */
 const MAX_PIECES = 512;
 
@@ -88,16 +100,6 @@ export function buildResources(
     for (let a = lo - (lo % 8); a < hi; a += 8) if (!barAddrs.has(a)) return false;
     return true;
   };
-  interface Interval {
-    readonly lo: number;
-    readonly hi: number;
-    readonly id: string;
-    readonly key: string;
-    /** a generic write's warpgroup */
-    readonly group?: string;
-    /** a TMA store's source: cut at its ends, but it does not land, so writes may cut inside it */
-    readonly store?: boolean;
-  }
   const writes: Interval[] = [];
   const reads: [number, number][] = [];
   warps.forEach((w, wi) => {
@@ -171,8 +173,7 @@ export function buildResources(
   const slotRefs: { lo: number; hi: number; names: string[]; index: number }[] = [];
   const sortedRegions = [...regions.entries()].sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
   for (const [sym, r] of sortedRegions) {
-    let pieces = cut(r.writes, r.reads, true);
-    if (pieces.length > MAX_PIECES) pieces = cut(r.writes.filter((x) => !x.id.startsWith('warp')), r.reads, false);
+    const pieces = cutCapped(r.writes, r.reads);
     const bytesOf = (p: Piece): number => (p.runs ? p.runs.reduce((n, [lo, hi]) => n + hi - lo, 0) : p.hi - p.lo);
     // runs of adjacent, equal pieces written through the same map form one buffer
     let run: Piece[] = [];
@@ -236,6 +237,33 @@ export function buildResources(
       return out;
     },
   };
+}
+
+/**
+ * `cut`, with the cap on pieces spent where the pieces are: past the cap, the stretches of
+ * accessed bytes with the most pieces are cut coarsely (TMA extents only), largest first, until
+ * the region is under the cap. An epilogue staging area cut past the cap must not make a small
+ * schedule array elsewhere in the same region one slot (fast.cu M12: four warps' disjoint schedule
+ * entries became one slot, a false write-after-write).
+ */
+function cutCapped(writes: readonly Interval[], reads: readonly [number, number][]): Piece[] {
+  const whole = cut(writes, reads, true);
+  if (whole.length <= MAX_PIECES) return whole;
+  const stretches = mergeRanges([...writes.map((w) => [w.lo, w.hi] as [number, number]), ...reads]);
+  const at = (lo: number): number => stretches.findIndex(([a, b]) => lo >= a && lo < b);
+  const parts = stretches.map((_, i) => {
+    const ws = writes.filter((w) => at(w.lo) === i);
+    const rs = reads.filter((x) => at(x[0]) === i);
+    return { ws, rs, pieces: cut(ws, rs, true) };
+  });
+  let total = parts.reduce((n, p) => n + p.pieces.length, 0);
+  for (const p of [...parts].sort((a, b) => b.pieces.length - a.pieces.length)) {
+    if (total <= MAX_PIECES) break;
+    const coarse = cut(p.ws.filter((x) => !x.id.startsWith('warp')), p.rs, false);
+    total += coarse.length - p.pieces.length;
+    p.pieces = coarse;
+  }
+  return parts.flatMap((p) => p.pieces);
 }
 
 /**
