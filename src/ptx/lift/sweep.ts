@@ -111,9 +111,13 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
     const open = openIntegers(cur.run, cur.values);
     let next: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } | undefined;
     for (const { v } of open) {
-      // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing
-      const quick = [64n, 4096n].map((value) => probe(p, options, new Map([...cur.values, [v.key, value]]), PROBE_STEPS));
-      if (quick.every((run) => run !== undefined && run.waits === cur.run.waits)) continue;
+      // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing (4096 is
+      // probed only when 64 changed nothing: 4096 tiles of FA3 run to the probe's budget)
+      const unchanged = (value: bigint): boolean => {
+        const run = probe(p, options, new Map([...cur.values, [v.key, value]]), PROBE_STEPS);
+        return run !== undefined && run.waits === cur.run.waits;
+      };
+      if (unchanged(64n) && unchanged(4096n)) continue;
       let best: { value: bigint; run: Probe; depth: number } | undefined;
       for (const value of LADDER) {
         const run = probe(p, options, new Map([...cur.values, [v.key, value]]), PROBE_STEPS);
@@ -226,8 +230,12 @@ function balance(
 function widen(p: ReturnType<typeof prepare>, options: LiftOptions, base: Probe, values: ReadonlyMap<string, bigint>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
   let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
   for (const { v } of openIntegers(base, values)) {
-    const quick = probe(p, options, new Map([...values, [v.key, 4096n]]), PROBE_STEPS);
-    if (quick !== undefined && quick.waits <= base.waits) continue; // drives nothing
+    // drives nothing: adds no wait at 64 nor at 4096 (4096 probed only when 64 added none)
+    const adds = (value: bigint): boolean => {
+      const run = probe(p, options, new Map([...values, [v.key, value]]), PROBE_STEPS);
+      return run === undefined || run.waits > base.waits;
+    };
+    if (!adds(64n) && !adds(4096n)) continue;
     for (const value of LADDER) {
       const next = new Map([...values, [v.key, value]]);
       const run = probe(p, options, next, PROBE_STEPS);
