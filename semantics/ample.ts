@@ -224,14 +224,15 @@ class Closure {
 
   /**
    * The analysis of stuck.ts for the set as it is now, per state and set: it depends on the roles
-   * of the set and on the bytes its copies withhold from their barriers (units change no barrier),
-   * and seeds often grow into sets that agree on those.
+   * and units of the set and on the bytes its copies withhold from their barriers, and seeds often
+   * grow into sets that agree on those.
    */
   private stuckNow(): Stuck {
     if (this.current !== undefined) return this.current;
     const { inSet, s, R } = this;
     let key = '';
-    for (let p = 0; p < R; p++) if (inSet[p]) key += `${p},`;
+    // the roles and units of the set (a role blocked on a unit of the set stays put: stuck.ts)
+    for (let p = 0; p < 3 * R; p++) if (inSet[p]) key += `${p},`;
     const withheld: string[] = [];
     for (let i = 0; i < s.tma.length; i++) if (inSet[3 * R + i]) withheld.push(`${s.tma[i]!.barrier}:${s.tma[i]!.bytes}`);
     if (withheld.length > 0) key += `|${withheld.sort().join(',')}`;

@@ -35,18 +35,20 @@ import { phaseDistance } from './hb.ts';
 import type { Knowledge } from './bits.ts';
 import { NAMED_SYNC, type Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
+import { unitRoles } from './async.ts';
+import { currentOp, roleCanMove } from './step.ts';
 import { BAR_FREE, BAR_RELEASED, type BarrierState, type MachineState } from './state.ts';
 
 /** A state and an ample set being built: the processes outside it are those that move. */
 export interface Outside {
   readonly s: MachineState;
-  /** per process, 1 for those of the set: roles 0..R−1, and copy i in flight at firstCopy + i */
+  /** per process, 1 for those of the set: roles 0..R−1, role r's wgmma unit at R + 2r and TMA-store unit at R + 2r + 1, and copy i in flight at firstCopy + i */
   readonly inSet: Uint8Array;
   readonly firstCopy: number;
 }
 
 export interface Stuck {
-  /** per role: the position of the wait it stops at on paths outside the set, or −1 (no stop, or in the set) */
+  /** per role: the position of the wait it stops at on paths outside the set (or of the wgmma.wait / bulk.wait it is blocked at, when its unit is in the set), or −1 (no stop, or in the set) */
   readonly stop: Int32Array;
   /** per barrier, N: how many more phases it can complete on paths outside the set (Infinity: not bounded) */
   readonly bound: Float64Array;
@@ -57,6 +59,8 @@ export interface Stuck {
 interface Tail {
   readonly barriers: Int32Array;
   readonly counts: Float64Array;
+  /** per barrier of the tail: the fewest expected bytes any of its arriving ops brings per arrival */
+  readonly perArrival: Float64Array;
 }
 /** a tail with an op that touches every barrier: counted op by op (it sets every count to Infinity) */
 const GLOBAL_TAIL = 'global';
@@ -76,6 +80,8 @@ export class StuckBarriers {
   private readonly bound: Float64Array;
   /** arrivals, expected and landed bytes per barrier, over what is counted so far */
   private readonly counts: Float64Array;
+  /** per barrier: the fewest expected bytes per arrival among the ops counted that arrive (Infinity: none yet) */
+  private readonly perArrival: Float64Array;
   private readonly queued: Uint8Array;
   private readonly queue: number[] = [];
   /** per role: index into horizons.waits of its stop, or of the wait its walk resumes at; −1 when it has no stop */
@@ -105,6 +111,7 @@ export class StuckBarriers {
     const R = m.roles.length;
     this.bound = new Float64Array(C);
     this.counts = new Float64Array(3 * C);
+    this.perArrival = new Float64Array(C);
     this.queued = new Uint8Array(C);
     this.stopIndex = new Int32Array(R);
     this.stop = new Int32Array(R);
@@ -127,11 +134,16 @@ export class StuckBarriers {
     }
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
+    this.perArrival.fill(Infinity);
     this.stop = new Int32Array(R).fill(-1);
     this.stopIndex.fill(-1);
     for (let p = 0; p < R; p++) {
       const rs = s.roles[p];
       if (out.inSet[p] === 1 || rs === undefined || rs.pc >= (m.roles[p]?.code.length ?? 0)) continue;
+      if (this.waitsOnSetUnit(out, p)) {
+        this.stop[p] = rs.pc; // no wait index: it never moves on, and nothing of it is counted
+        continue;
+      }
       // at a bar.sync it arrived at: its arrival is in the state; released, it only leaves
       const arrived = rs.barState === BAR_FREE ? 0 : 1;
       this.stopIndex[p] = horizons.firstWait(p, rs.pc + (rs.barState === BAR_RELEASED ? 1 : 0));
@@ -149,7 +161,7 @@ export class StuckBarriers {
       queued[b] = 0;
       const n =
         b < m.barrierCount
-          ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!)
+          ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!, this.perArrival[b]!)
           : generationsAllowed(s, b - m.barrierCount, horizons.namedThreads[b - m.barrierCount]!, counts[3 * b]!);
       if (n <= bound[b]!) continue;
       bound[b] = n;
@@ -157,6 +169,18 @@ export class StuckBarriers {
       for (let p = 0; p < R; p++) if (this.stop[p]! >= 0 && horizons.waitBarriers[p]![stopIndex[p]!] === b) this.advance(p, this.stop[p]! + (b < m.barrierCount ? 0 : 1));
     }
     return { stop: this.stop, bound: bound.slice(), counts: counts.slice() };
+  }
+
+  /**
+   * Whether role p is blocked at a wgmma.wait or bulk.wait whose unit is in the set: only that
+   * unit's retirements lower the groups outstanding, so on paths outside the set p stays where it is.
+   */
+  private waitsOnSetUnit(out: Outside, p: number): boolean {
+    const kind = currentOp(this.m, out.s, p)?.op.kind;
+    if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return false;
+    const u = kind === 'wgmma.wait' ? 'mma' : 'store';
+    const owner = unitRoles(this.m, p, u)[0] ?? p;
+    return out.inSet[this.m.roles.length + 2 * owner + (u === 'store' ? 1 : 0)] === 1 && !roleCanMove(this.m, out.s, p);
   }
 
   private enqueue(b: number): void {
@@ -349,8 +373,14 @@ export class StuckBarriers {
         return;
       }
       for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + c[3 * i + j]!;
+      this.notePerArrival(b, c[3 * i]!, c[3 * i + 1]!);
       this.enqueue(b);
     }
+  }
+
+  /** An op that makes `arrivals` arrivals on b and expects `expects` bytes there. */
+  private notePerArrival(b: number, arrivals: number, expects: number): void {
+    if (arrivals > 0) this.perArrival[b] = Math.min(this.perArrival[b]!, bytesPerArrival(arrivals, expects));
   }
 
   /**
@@ -369,6 +399,7 @@ export class StuckBarriers {
     for (let i = 0; i < tail.barriers.length; i++) {
       const b = tail.barriers[i]!;
       for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + tail.counts[3 * i + j]!;
+      this.perArrival[b] = Math.min(this.perArrival[b]!, tail.perArrival[i]!);
       this.enqueue(b);
     }
   }
@@ -379,6 +410,7 @@ export class StuckBarriers {
     const index = new Map<number, number>();
     const barriers: number[] = [];
     const sums: number[] = [];
+    const perArrival: number[] = [];
     for (let i = horizons.effectsFrom(p, from), last = horizons.effectsFrom(p, end); i < last; i++) {
       const b = horizons.barrierOfEffect(p, i);
       if (b < 0) return GLOBAL_TAIL;
@@ -388,10 +420,12 @@ export class StuckBarriers {
         index.set(b, k);
         barriers.push(b);
         sums.push(0, 0, 0);
+        perArrival.push(Infinity);
       }
       for (let j = 0; j < 3; j++) sums[3 * k + j] = sums[3 * k + j]! + c[3 * i + j]!;
+      if (c[3 * i]! > 0) perArrival[k] = Math.min(perArrival[k]!, bytesPerArrival(c[3 * i]!, c[3 * i + 1]!));
     }
-    return { barriers: Int32Array.from(barriers), counts: Float64Array.from(sums) };
+    return { barriers: Int32Array.from(barriers), counts: Float64Array.from(sums), perArrival: Float64Array.from(perArrival) };
   }
 }
 
@@ -399,14 +433,25 @@ export class StuckBarriers {
  * How many phases a barrier can complete when these updates are all that happens to it: none when the current
  * phase cannot complete — fewer arrivals than pending, or exactly as many and bytes still missing
  * once all is done (after the last arrival only landings come, and they only lower tx, so it stays
- * above 0) — else one, and one more per `expected` arrivals left over (an arrival past the pending
- * count is a protocol error that ends the path). An Infinity or NaN (a count not known)
- * allows any number.
+ * above 0), or fewer bytes landing than tx is now (expects only add to it) — else one, and one
+ * more per `expected` arrivals left over (an arrival past the pending count is a protocol error
+ * that ends the path). Bytes bound the later phases too: each needs `expected` arrivals of its
+ * own, each bringing at least `perArrival` expected bytes (the fewest any op counted brings), and
+ * its tx is 0 when it completes, so those bytes land within it; the current phase takes at least
+ * max(tx, 0) of the landings. An Infinity or NaN (a count not known) allows any number.
  */
-export function completionsAllowed(bar: BarrierState, arrivals: number, expects: number, lands: number): number {
-  if (arrivals < bar.pending || (arrivals === bar.pending && bar.tx + expects - lands > 0)) return 0;
+export function completionsAllowed(bar: BarrierState, arrivals: number, expects: number, lands: number, perArrival = 0): number {
+  if (arrivals < bar.pending || (arrivals === bar.pending && bar.tx + expects - lands > 0) || lands < bar.tx) return 0;
   if (!Number.isFinite(arrivals) || bar.expected <= 0) return Infinity;
-  return 1 + Math.floor((arrivals - bar.pending) / bar.expected);
+  const byArrivals = 1 + Math.floor((arrivals - bar.pending) / bar.expected);
+  const perPhase = bar.expected * perArrival;
+  if (!(perPhase > 0) || !Number.isFinite(perPhase) || !Number.isFinite(lands)) return byArrivals;
+  return Math.min(byArrivals, 1 + Math.floor((lands - Math.max(bar.tx, 0)) / perPhase));
+}
+
+/** The fewest expected bytes per arrival an op brings: 0 when its bytes are not known (any number). */
+function bytesPerArrival(arrivals: number, expects: number): number {
+  return Number.isFinite(expects) && Number.isFinite(arrivals) && expects >= 0 ? expects / arrivals : 0;
 }
 
 /**

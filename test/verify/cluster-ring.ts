@@ -94,3 +94,64 @@ export function pingpongClusterText(stages: number, blocks: number): string {
   }
   return lines.join('\n') + '\n';
 }
+
+/** A 2×2 cluster ring (CUTLASS Cooperative on a 2×2 cluster, `.corpus`): CTA c = 2·row + col. */
+export interface GridRing extends ClusterRing {
+  /** consumer warpgroups per CTA, each reading every stage */
+  readonly consumers: number;
+}
+
+/**
+ * Each CTA's producer multicasts A to its column partner (c ^ 2) and B to its row partner (c ^ 1),
+ * so a CTA's full barrier gets four copies — two of its own producer, one of each partner — and its
+ * consumers release the empty barriers of the three CTAs that fill it (count 3 × consumers). A CTA
+ * has no direct tie to the diagonal one: what one can do depends on the other only through the
+ * partners, a round later — which is where bounds that count arrivals but not bytes per phase let
+ * a producer run rounds ahead.
+ */
+export function gridClusterText(r: GridRing): string {
+  const S = r.stages;
+  const CTAS = [0, 1, 2, 3];
+  const hit = (k: number, c: number) => k === r.at % r.blocks && c === r.cta;
+  const sources = (c: number) => [c, c ^ 1, c ^ 2];
+  const lines = [
+    ...CTAS.map((c) => `mbarrier full${c}[${S}] count 1`),
+    ...CTAS.map((c) => `mbarrier empty${c}[${S}] count ${r.mutation === 'empty-count-1' && c === r.cta ? 1 : 3 * r.consumers}`),
+    ...CTAS.map((c) => `buffer a${c}[${2 * S}] bytes ${HALF}`),
+    ...CTAS.map((c) => `buffer b${c}[${2 * S}] bytes ${HALF}`),
+  ];
+  for (const c of CTAS) {
+    lines.push('', `role producer${c} warps 1:`);
+    for (let k = 0; k < r.blocks; k++) {
+      const s = k % S;
+      const bytes = 4 * HALF + (hit(k, c) && r.mutation === 'expect-short' ? -HALF : hit(k, c) && r.mutation === 'expect-long' ? HALF : 0);
+      lines.push(`  wait empty${c}[${s}], ${(Math.floor(k / S) + 1) & 1}`, `  arrive.expect_tx full${c}[${s}], ${bytes}`);
+      // A: this CTA's half, into itself and its column partner; B: into itself and its row partner
+      for (const [buf, d] of [['a', c], ['a', c ^ 2], ['b', c], ['b', c ^ 1]] as const) {
+        if (hit(k, c) && r.mutation === 'drop-copy' && d !== c && buf === 'b') continue;
+        lines.push(`  tma.load ${buf}${d}[${2 * s + (d === c ? 0 : 1)}] -> full${d}[${s}], ${HALF}`);
+      }
+    }
+    for (let w = 0; w < r.consumers; w++) {
+      // two warps each when two share a CTA: a program's roles fit one CTA's 32 warps
+      lines.push('', `role consumer${c}_${w} warps ${r.consumers > 1 ? 2 : 4}:`);
+      for (let k = 0; k < r.blocks; k++) {
+        const s = k % S;
+        const parity = (Math.floor(k / S) & 1) ^ (hit(k, c) && w === 0 && r.mutation === 'parity' ? 1 : 0);
+        lines.push(`  wait full${c}[${s}], ${parity}`, `  wgmma.issue a${c}[${2 * s}]`, `  wgmma.issue a${c}[${2 * s + 1}]`, `  wgmma.issue b${c}[${2 * s}]`, `  wgmma.issue b${c}[${2 * s + 1}]`, '  wgmma.commit', '  wgmma.wait 0');
+        for (const d of sources(c)) if (!(hit(k, c) && w === 0 && r.mutation === 'drop-arrive' && d !== c)) lines.push(`  arrive empty${d}[${s}]`);
+        if (hit(k, c) && w === 0 && r.mutation === 'extra-arrive') lines.push(`  arrive full${c ^ 3}[${s}]`);
+      }
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const arbGridRing: fc.Arbitrary<GridRing> = fc.record({
+  stages: fc.integer({ min: 1, max: 2 }),
+  blocks: fc.integer({ min: 1, max: 3 }),
+  consumers: fc.constant(1),
+  mutation: fc.constantFrom(...MUTATIONS),
+  at: fc.nat(2),
+  cta: fc.integer({ min: 0, max: 3 }),
+});

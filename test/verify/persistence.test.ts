@@ -117,7 +117,9 @@ describe('every ample subset is persistent (bounded lookahead)', () => {
     }
     expect(breaches).toEqual([]);
     expect(programs).toBeGreaterThan(150);
-    expect(subsets, 'ample subsets checked').toBeGreaterThan(1000);
+    // a floor against a vacuous run: 993 subsets (2026-11-25); smaller reduced graphs mean fewer
+    // states within each lookahead, so the count falls as the reduction improves
+    expect(subsets, 'ample subsets checked').toBeGreaterThan(900);
   }, 300_000);
 
   it('bites: a subset that ignores dependence (the first enabled action) is not persistent', () => {

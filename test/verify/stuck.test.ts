@@ -5,12 +5,15 @@
 // walk must see that W can get there. The rings show what the bounds are for: a two-CTA multicast
 // ring whose rounds decouple, so the reduced graph grows with the number of k-blocks, not with its
 // square; and the same ring with two consumers per CTA taking k-blocks in turn, where a consumer
-// knows a stage's first round was filled only through the order barrier (what a passed wait learns).
+// knows a stage's first round was filled only through the order barrier (what a passed wait learns);
+// and a 2×2 cluster, where a CTA reaches the diagonal one only through its partners.
 import { describe, expect, it } from 'vitest';
 import { parseProgramText } from '../../src/lang/load.ts';
 import { verifyProgram } from '../../src/verify.ts';
 import { programModel } from '../../src/verify/model.ts';
-import { clusterRingText, pingpongClusterText } from './cluster-ring.ts';
+import { clusterRingText, gridClusterText, pingpongClusterText } from './cluster-ring.ts';
+import { completionsAllowed } from '../../semantics/stuck.ts';
+import type { BarrierState } from '../../semantics/state.ts';
 import { firstBreach, subsetsChecked } from './persistence.ts';
 
 const HEADER = ['mbarrier b[1] count 1', 'mbarrier c[1] count 1', 'mbarrier d[1] count 1', '', 'role R warps 1:', '  arrive d[0], 1', ''];
@@ -101,4 +104,36 @@ describe('completion bounds (stuck.ts)', () => {
       expect(subsetsChecked).toBeGreaterThan(100);
     }
   }, 120_000);
+
+  it('bytes bound later phases: each needs its own arrivals, and the bytes they expect land within it', () => {
+    // a full barrier of a 2×2 cluster: its producer arrived (tx 32768 missing); outside, three
+    // copies in flight and one to come (32768), then the producer's next arrive.expect_tx (32768)
+    // and its own two copies of that round (16384): the second phase lacks 16384 bytes
+    const bar = { valid: 1, phase: 0, pending: 0, expected: 1, tx: 32768 } as BarrierState;
+    expect(completionsAllowed(bar, 1, 32768, 49152, 32768)).toBe(1);
+    expect(completionsAllowed(bar, 1, 32768, 65536, 32768)).toBe(2);
+    // bytes per arrival not known (a plain arrive among the ops): arrivals alone bound it
+    expect(completionsAllowed(bar, 1, 32768, 49152, 0)).toBe(2);
+    // fewer bytes landing than the current phase misses: not even one
+    expect(completionsAllowed(bar, 5, 32768, 16384, 0)).toBe(0);
+    expect(completionsAllowed({ ...bar, tx: -8192 }, 1, 32768, 32768, 32768)).toBe(2);
+  });
+
+  it('2×2 cluster rings: reduced states grow linearly in the k-blocks', () => {
+    const states = (stages: number, blocks: number, consumers: number): number => {
+      const r = verifyProgram(parseProgramText(gridClusterText({ stages, blocks, consumers, mutation: 'none', at: 0, cta: 0 }), 'grid.aref'), { maxStates: 100_000 });
+      expect(r.verdict, r.limit?.message).toBe('verified');
+      return r.stats.states;
+    };
+    // measured (2026-11-25): 337 and 1,345 states at 4 and 16 k-blocks (2 stages, one consumer per
+    // CTA), 1,537 at 12 (3 stages, two consumers). Before the bytes of later phases were counted and
+    // a role blocked on a wgmma.wait of the set's unit was taken to stay there, 4 k-blocks were past
+    // 50,000 states after 60 s; with the bytes but not the unit rule, 1,795 at 4 and 4,399 at 8
+    const at4 = states(2, 4, 1);
+    const at16 = states(2, 16, 1);
+    expect(at16).toBeLessThan(100 * 16);
+    expect(at16 / at4).toBeLessThan(5);
+    expect(states(3, 12, 2)).toBeLessThan(200 * 12);
+  }, 120_000);
 });
+
