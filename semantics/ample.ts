@@ -15,7 +15,7 @@ import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject,
 import type { OpInstr } from './context.ts';
 import { hasOutstanding, unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
-import { StuckBarriers, threadsMissing, type Stuck } from './stuck.ts';
+import { StuckBarriers, threadsMissing, unitProcess, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import { BAR_FREE, type MachineState } from './state.ts';
 import { currentOp, type Action } from './step.ts';
@@ -106,14 +106,8 @@ class Closure {
 
   private processOf(a: Action): number {
     if (a.kind === 'role') return a.role;
-    if (a.kind === 'retire') return this.unitId(a.role, a.unit);
+    if (a.kind === 'retire') return unitProcess(this.m, a.role, a.unit);
     return 3 * this.R + a.index;
-  }
-
-  /** The process that retires role r's groups of unit u (for a warpgroup's wgmma: its first role's). */
-  private unitId(r: number, u: Unit): number {
-    const owner = unitRoles(this.m, r, u)[0] ?? r;
-    return this.R + 2 * owner + (u === 'store' ? 1 : 0);
   }
 
   /**
@@ -288,10 +282,10 @@ class Closure {
         this.conflicts(touch, r, -1, add);
         return true;
       case 'wgmma.wait':
-        add(this.unitId(r, 'mma'));
+        add(unitProcess(this.m, r, 'mma'));
         return true;
       case 'bulk.wait':
-        add(this.unitId(r, 'store'));
+        add(unitProcess(this.m, r, 'store'));
         return true;
       default:
         return false; // blocked for a reason this file does not know: no reduction

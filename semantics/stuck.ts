@@ -47,6 +47,12 @@ export interface Outside {
   readonly firstCopy: number;
 }
 
+/** The process id of the unit that retires role r's groups of kind u (for a warpgroup's wgmma, its first role's), in Outside's layout. */
+export function unitProcess(m: Machine, r: number, u: 'mma' | 'store'): number {
+  const owner = unitRoles(m, r, u)[0] ?? r;
+  return m.roles.length + 2 * owner + (u === 'store' ? 1 : 0);
+}
+
 export interface Stuck {
   /** per role: the position of the wait it stops at on paths outside the set (or of the wgmma.wait / bulk.wait it is blocked at, when its unit is in the set), or −1 (no stop, or in the set) */
   readonly stop: Int32Array;
@@ -178,9 +184,7 @@ export class StuckBarriers {
   private waitsOnSetUnit(out: Outside, p: number): boolean {
     const kind = currentOp(this.m, out.s, p)?.op.kind;
     if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return false;
-    const u = kind === 'wgmma.wait' ? 'mma' : 'store';
-    const owner = unitRoles(this.m, p, u)[0] ?? p;
-    return out.inSet[this.m.roles.length + 2 * owner + (u === 'store' ? 1 : 0)] === 1 && !roleCanMove(this.m, out.s, p);
+    return out.inSet[unitProcess(this.m, p, kind === 'wgmma.wait' ? 'mma' : 'store')] === 1 && !roleCanMove(this.m, out.s, p);
   }
 
   private enqueue(b: number): void {
@@ -373,14 +377,9 @@ export class StuckBarriers {
         return;
       }
       for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + c[3 * i + j]!;
-      this.notePerArrival(b, c[3 * i]!, c[3 * i + 1]!);
+      this.perArrival[b] = fewerPerArrival(this.perArrival[b]!, c[3 * i]!, c[3 * i + 1]!);
       this.enqueue(b);
     }
-  }
-
-  /** An op that makes `arrivals` arrivals on b and expects `expects` bytes there. */
-  private notePerArrival(b: number, arrivals: number, expects: number): void {
-    if (arrivals > 0) this.perArrival[b] = Math.min(this.perArrival[b]!, bytesPerArrival(arrivals, expects));
   }
 
   /**
@@ -423,7 +422,7 @@ export class StuckBarriers {
         perArrival.push(Infinity);
       }
       for (let j = 0; j < 3; j++) sums[3 * k + j] = sums[3 * k + j]! + c[3 * i + j]!;
-      if (c[3 * i]! > 0) perArrival[k] = Math.min(perArrival[k]!, bytesPerArrival(c[3 * i]!, c[3 * i + 1]!));
+      perArrival[k] = fewerPerArrival(perArrival[k]!, c[3 * i]!, c[3 * i + 1]!);
     }
     return { barriers: Int32Array.from(barriers), counts: Float64Array.from(sums), perArrival: Float64Array.from(perArrival) };
   }
@@ -440,7 +439,7 @@ export class StuckBarriers {
  * its tx is 0 when it completes, so those bytes land within it; the current phase takes at least
  * max(tx, 0) of the landings. An Infinity or NaN (a count not known) allows any number.
  */
-export function completionsAllowed(bar: BarrierState, arrivals: number, expects: number, lands: number, perArrival = 0): number {
+export function completionsAllowed(bar: BarrierState, arrivals: number, expects: number, lands: number, perArrival: number): number {
   if (arrivals < bar.pending || (arrivals === bar.pending && bar.tx + expects - lands > 0) || lands < bar.tx) return 0;
   if (!Number.isFinite(arrivals) || bar.expected <= 0) return Infinity;
   const byArrivals = 1 + Math.floor((arrivals - bar.pending) / bar.expected);
@@ -449,9 +448,10 @@ export function completionsAllowed(bar: BarrierState, arrivals: number, expects:
   return Math.min(byArrivals, 1 + Math.floor((lands - Math.max(bar.tx, 0)) / perPhase));
 }
 
-/** The fewest expected bytes per arrival an op brings: 0 when its bytes are not known (any number). */
-function bytesPerArrival(arrivals: number, expects: number): number {
-  return Number.isFinite(expects) && Number.isFinite(arrivals) && expects >= 0 ? expects / arrivals : 0;
+/** The fewest bytes per arrival so far, once an op with `arrivals` arrivals expecting `expects` bytes is counted (0 when its bytes are not known: any number). */
+function fewerPerArrival(fewest: number, arrivals: number, expects: number): number {
+  if (!(arrivals > 0)) return fewest;
+  return Math.min(fewest, Number.isFinite(expects) && Number.isFinite(arrivals) && expects >= 0 ? expects / arrivals : 0);
 }
 
 /**
