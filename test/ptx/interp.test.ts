@@ -242,6 +242,30 @@ describe('values, memory and calls', () => {
     });
   });
 
+  it('joins the sides of branches on data, nested too: a register one side wrote differently is unknown after', () => {
+    // data behind a pointer read from global memory; %r5 is 1 or 2 after the outer branch,
+    // whatever the inner one did; %r6 is 3 on every path
+    const branches =
+      '\tld.param.u64 %rd1, [k_p];\n\tld.global.u64 %rd2, [%rd1];\n\tld.global.u32 %r2, [%rd2];\n\tld.global.u32 %r3, [%rd2+4];\n\tmov.u32 %r5, 1;\n\tmov.u32 %r6, 3;\n' +
+      '\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra $L_a;\n\tsetp.eq.u32 %p3, %r3, 0;\n\t@%p3 bra $L_b;\n\tmov.u32 %r6, 3;\n$L_b:\n\tmov.u32 %r5, 2;\n$L_a:\n';
+    const params = '.param .u64 k_p';
+    // %r6 counts the arrivals: known after the join
+    const known = { body: `${INIT}${branches}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r6;`, params };
+    expect(roleText(lift(known), 0)).toEqual(['arrive bar[0] 3']);
+    // %r5 does not: the lifter says which branch made it unknown
+    const unknown = { body: `${INIT}${branches}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r5;`, params };
+    expect(liftError(unknown).message).toMatch(new RegExp(`a value that depends on the branch on data at line ${lineOf(unknown, '@%p2 bra $L_a')}`));
+    // the inner branch alone leaves %r5 at 2 on both its sides: with the outer one gone, it is known
+    const inner = { body: `${INIT}${branches.replace('\t@%p2 bra $L_a;\n', '')}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r5;`, params };
+    expect(roleText(lift(inner), 0)).toEqual(['arrive bar[0] 2']);
+    // an inner join inside the first side is undone with it: the second side reads %r7 as 3, so %r8 is 3 on both
+    const undo =
+      '\tld.param.u64 %rd1, [k_p];\n\tld.global.u64 %rd2, [%rd1];\n\tld.global.u32 %r2, [%rd2];\n\tld.global.u32 %r3, [%rd2+4];\n\tmov.u32 %r7, 3;\n' +
+      '\tsetp.eq.u32 %p2, %r2, 0;\n\tsetp.eq.u32 %p3, %r3, 0;\n\t@%p2 bra $L_t;\n\tmov.u32 %r8, %r7;\n\tbra.uni $L_join;\n' +
+      '$L_t:\n\t@%p3 bra $L_w;\n\tbra.uni $L_in;\n$L_w:\n\tmov.u32 %r7, 9;\n$L_in:\n\tmov.u32 %r8, 3;\n$L_join:\n';
+    expect(roleText(lift({ body: `${INIT}${undo}\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r8;`, params }), 0)).toEqual(['arrive bar[0] 3']);
+  });
+
   it('follows .func calls with .param arguments and return values', () => {
     const funcs = `.func (.param .b32 ret) arrive_on(.param .b32 addr, .param .b32 n)\n{\n\t.reg .b32 %a<4>;\n\tld.param.b32 %a1, [addr];\n\tld.param.b32 %a2, [n];\n\tmbarrier.arrive.shared::cta.b64 _, [%a1], %a2;\n\tadd.s32 %a3, %a2, 1;\n\tst.param.b32 [ret], %a3;\n\tret;\n}`;
     const body = `${INIT}\tmov.u32 %r2, bar;\n\tadd.s32 %r2, %r2, 16;\n\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r2;\n\t.param .b32 param1;\n\tst.param.b32 [param1], 3;\n\t.param .b32 retval0;\n\t@%p1 call.uni (retval0), arrive_on, (param0, param1);\n\tld.param.b32 %r3, [retval0];\n\t}\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar], %r3;`;

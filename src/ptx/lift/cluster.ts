@@ -50,6 +50,7 @@ export function runCluster(
   shape: ClusterShape,
   launch: LaunchValues,
   maxSteps: number,
+  maxEvents = Infinity,
 ): ClusterRun {
   const [bx, by, bz] = shape.block;
   const [cx, cy, cz] = shape.cluster;
@@ -57,7 +58,7 @@ export function runCluster(
   const nwarps = Math.ceil(threads / WARP);
   const nctas = cx * cy * cz;
   const sim = new ClusterSync(nctas, threads);
-  const budget = new StepBudget(maxSteps);
+  const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
   for (let rank = 0; rank < nctas; rank++) {
     const clusterCtaid: [number, number, number] = [rank % cx, Math.floor(rank / cx) % cy, Math.floor(rank / (cx * cy))];

@@ -14,19 +14,21 @@ import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import { isLanes, laneOf, SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 
+/** Operand i of an instruction (a plain function: this runs for every instruction executed). */
+function operand(w: WarpInterp, fr: Frame, a: readonly (Arg | undefined)[], i: number): Val {
+  const x = a[i];
+  return x ? w.read(fr, x) : new Unknown('a missing operand');
+}
+
 /** Execute a non-synchronizing instruction (isExecInstr says which; it never waits). */
 export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): undefined {
   const op = ins.op;
   const a = ins.args;
   const line = ins.loc.line;
-  const r = (i: number): Val => {
-    const x = a[i];
-    return x ? w.read(fr, x) : new Unknown('a missing operand');
-  };
   const t = opType(op);
   if (t.float && FLOAT_BASES.has(op.base)) {
     const n = op.base === 'fma' || op.base === 'mad' ? 3 : UNARY_FLOAT.has(op.base) ? 1 : 2;
-    const ins3 = [r(1), r(2), r(3)].slice(0, n);
+    const ins3 = [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3)].slice(0, n);
     w.write(fr, a[0], w.map(m, ins3, (xs) => floatOp(op, xs, line)), m);
     return handled();
   }
@@ -36,42 +38,42 @@ export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
       return handled();
     case 'add': case 'sub': case 'and': case 'or': case 'xor': case 'shl': case 'shr':
     case 'min': case 'max': case 'div': case 'rem': case 'mul': case 'mul24':
-      if (t.name === 'pred') w.write(fr, a[0], w.map(m, [r(1), r(2)], ([x = UNINIT, y = UNINIT]) => boolOp(op.base, x, y)), m);
-      else w.write(fr, a[0], w.map(m, [r(1), r(2)], ([x = UNINIT, y = UNINIT]) => binary(op, x, y, line)), m);
+      if (t.name === 'pred') w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2)], ([x = UNINIT, y = UNINIT]) => boolOp(op.base, x, y)), m);
+      else w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2)], ([x = UNINIT, y = UNINIT]) => binary(op, x, y, line)), m);
       return handled();
     case 'mad': case 'mad24':
-      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => mad(op, x, y, z, line)), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => mad(op, x, y, z, line)), m);
       return handled();
     case 'not': case 'cnot': case 'neg': case 'abs': case 'popc': case 'clz': case 'brev': case 'bfind':
-      if (t.name === 'pred' && op.base === 'not') w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => notPred(x)), m);
-      else w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => unary(op, x, line)), m);
+      if (t.name === 'pred' && op.base === 'not') w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1)], ([x = UNINIT]) => notPred(x)), m);
+      else w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1)], ([x = UNINIT]) => unary(op, x, line)), m);
       return handled();
     case 'setp':
       setp(w, fr, ins, m);
       return handled();
     case 'selp':
-      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, c = UNINIT]) => fit(select(x, y, c), t)), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3)], ([x = UNINIT, y = UNINIT, c = UNINIT]) => fit(select(x, y, c), t)), m);
       return handled();
     case 'cvt':
-      w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => (op.types.some((x) => x.float) ? floatOp(op, [x], line) : convert(op, x, line))), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1)], ([x = UNINIT]) => (op.types.some((x) => x.float) ? floatOp(op, [x], line) : convert(op, x, line))), m);
       return handled();
     case 'cvta':
-      w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => cvta(op, x)), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1)], ([x = UNINIT]) => cvta(op, x)), m);
       return handled();
     case 'bfe':
-      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => bfe(op, x, y, z)), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => bfe(op, x, y, z)), m);
       return handled();
     case 'bfi':
-      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3), r(4)], ([p = UNINIT, x = UNINIT, y = UNINIT, z = UNINIT]) => bfi(op, p, x, y, z)), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3), operand(w, fr, a, 4)], ([p = UNINIT, x = UNINIT, y = UNINIT, z = UNINIT]) => bfi(op, p, x, y, z)), m);
       return handled();
     case 'lop3':
-      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3), r(4)], ([p = UNINIT, x = UNINIT, y = UNINIT, z = UNINIT]) => lop3(p, x, y, z)), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3), operand(w, fr, a, 4)], ([p = UNINIT, x = UNINIT, y = UNINIT, z = UNINIT]) => lop3(p, x, y, z)), m);
       return handled();
     case 'prmt':
-      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => (op.parts.length > 1 ? w.unknownResult(ins) : prmt(x, y, z))), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => (op.parts.length > 1 ? w.unknownResult(ins) : prmt(x, y, z))), m);
       return handled();
     case 'shf':
-      w.write(fr, a[0], w.map(m, [r(1), r(2), r(3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => shf(op, x, y, z)), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1), operand(w, fr, a, 2), operand(w, fr, a, 3)], ([x = UNINIT, y = UNINIT, z = UNINIT]) => shf(op, x, y, z)), m);
       return handled();
     case 'ld': case 'ldu':
       load(w, fr, ins, m);
@@ -95,7 +97,7 @@ export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
       w.write(fr, a[0], BigInt(m >>> 0), m);
       return handled();
     case 'getctarank':
-      w.write(fr, a[0], w.map(m, [r(1)], ([x = UNINIT]) => (typeof x === 'bigint' && x >= CLUSTER_BASE ? BigInt(Math.floor(Number(x - CLUSTER_BASE) / CTA_WINDOW)) : BigInt(w.cta))), m);
+      w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1)], ([x = UNINIT]) => (typeof x === 'bigint' && x >= CLUSTER_BASE ? BigInt(Math.floor(Number(x - CLUSTER_BASE) / CTA_WINDOW)) : BigInt(w.cta))), m);
       return handled();
     case 'membar': case 'griddepcontrol': case 'nanosleep': case 'prefetch': case 'prefetchu':
     case 'pmevent': case 'applypriority': case 'discard': case 'tensormap': case 'createpolicy':
@@ -176,14 +178,14 @@ function setp(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const c = c0 && combine ? w.read(fr, c0) : undefined;
   const line = ins.loc.line;
   const float = opType(ins.op).float;
-  const cmp = (xa: Scalar, ya: Scalar): Scalar => (float ? floatOp(ins.op, [xa, ya], line) : compare(ins.op, xa, ya, line));
+  const cmp = float ? floatCompare : compare;
   const p = w.map(m, c ? [x, y, c] : [x, y], ([xa = UNINIT, ya = UNINIT, ca]) => {
-    const r0 = cmp(xa, ya);
+    const r0 = cmp(ins.op, xa, ya, line);
     return ca !== undefined && combine ? boolOp(combine, r0, ca) : r0;
   });
   if (d.k === 'pair') {
     const q = w.map(m, c ? [x, y, c] : [x, y], ([xa = UNINIT, ya = UNINIT, ca]) => {
-      const r0 = notPred(cmp(xa, ya));
+      const r0 = notPred(cmp(ins.op, xa, ya, line));
       return ca !== undefined && combine ? boolOp(combine, r0, ca) : r0;
     });
     w.write(fr, d.first, p, m);
@@ -191,6 +193,10 @@ function setp(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   } else {
     w.write(fr, d, p, m);
   }
+}
+
+function floatCompare(op: Opcode, x: Scalar, y: Scalar, line: number): Scalar {
+  return floatOp(op, [x, y], line);
 }
 
 /** stmatrix/ldmatrix .x1/.x2/.x4: lanes 0..8n−1 give the row addresses; the others' are ignored (PTX §9.7.14.5.15). */

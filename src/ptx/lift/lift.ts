@@ -42,6 +42,8 @@ export interface LiftOptions {
   readonly tmaBoxes?: ReadonlyMap<string, number>;
   /** Budget of executed PTX instructions for the whole cluster; default 20,000,000. */
   readonly maxSteps?: number;
+  /** Budget of synchronization events the run may record (EventBudgetExceeded past it); default none. */
+  readonly maxEvents?: number;
 }
 
 export const DEFAULT_MAX_STEPS = 20_000_000;
@@ -221,7 +223,7 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
   let run: ClusterRun;
   for (;;) {
     launch = new LaunchValues(p.kernel, values, notInputs);
-    run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS);
+    run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS, options.maxEvents);
     if (launch.clobbered.size === 0) break;
     notInputs = new Set([...notInputs, ...launch.clobbered]);
   }

@@ -11,6 +11,7 @@ import type { Program } from '../../ir/program.ts';
 import type { PtxModule } from '../parse/ast.ts';
 import type { WarpEvent } from './events.ts';
 import { wholeArray, type LaunchVar } from './launch.ts';
+import { EventBudgetExceeded } from './warp.ts';
 import { launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
 
 export interface LaunchPoint {
@@ -79,14 +80,41 @@ function depthOver(run: Probe, base: Probe | undefined): number {
   return Number.isFinite(depth) ? depth : 0;
 }
 
-function probe(p: ReturnType<typeof prepare>, options: LiftOptions, values: ReadonlyMap<string, bigint>, steps: number): Probe | undefined {
+/**
+ * What one probe gives: a run, `TOO_BIG` when it recorded more than MAX_EVENTS events (stopped
+ * there: such a point is never chosen, and running it on costs tens of seconds on FA3), or
+ * undefined when the kernel cannot run with these values (a budget, a refusal).
+ */
+const TOO_BIG = 'too big';
+type Outcome = Probe | typeof TOO_BIG | undefined;
+
+/** One probe run per assignment: the greedy rounds, the widening and the balance ask for the same ones. */
+type Look = (values: ReadonlyMap<string, bigint>) => Outcome;
+
+function prober(p: ReturnType<typeof prepare>, options: LiftOptions): Look {
+  const memo = new Map<string, Outcome>();
+  return (values) => {
+    const key = [...values].map(([k, x]) => `${k}=${x}`).sort().join(',');
+    if (memo.has(key)) return memo.get(key);
+    const run = probe(p, options, values);
+    memo.set(key, run);
+    return run;
+  };
+}
+
+function probe(p: ReturnType<typeof prepare>, options: LiftOptions, values: ReadonlyMap<string, bigint>): Outcome {
   try {
-    return measure(traceWith(p, { ...options, maxSteps: steps }, values));
+    return measure(traceWith(p, { ...options, maxSteps: PROBE_STEPS, maxEvents: MAX_EVENTS }, values));
   } catch (e) {
-    // a value the kernel cannot run with (a budget, a refusal): not a point of the sweep
+    if (e instanceof EventBudgetExceeded) return TOO_BIG;
     if (e instanceof InputError) return undefined;
     throw e;
   }
+}
+
+/** A run a point may be made of: one that ran and stayed within MAX_EVENTS. */
+function usable(run: Outcome): run is Probe {
+  return run !== undefined && run !== TOO_BIG;
 }
 
 /**
@@ -97,6 +125,7 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   const p = prepare(module, options);
   const given = launchAssignment(p.kernel, options);
   const base = traceWith(p, options, given);
+  const look = prober(p, options);
   const points: LaunchPoint[] = [{ label: 'defaults', ...programOfTrace(module, base, options) }];
   if (!sweep) return points;
   let cur: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } = { values: given, run: measure(base), depth: 0 };
@@ -105,23 +134,30 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   const chosen: { run: Probe; values: ReadonlyMap<string, bigint> }[] = [];
   const labelOf = (values: ReadonlyMap<string, bigint>): string =>
     [...values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
+  // values that changed nothing raised alone to 64 and to 4096: not probed again on top of a later
+  // point (a trip count shows at the first; CUTLASS reads some 60 fields, a probe of a 2×2 cluster
+  // takes over a second)
+  const inert = new Set<string>();
   // greedy and bounded: raise each open value alone on top of the current assignment; keep the
   // one that deepens the pipeline most and look again (a tile loop that now runs reads new values)
   for (let round = 0; round < MAX_ROUNDS && cur.depth < DEEP; round++) {
-    const open = openIntegers(cur.run, cur.values);
+    const open = openIntegers(cur.run, cur.values).filter(({ v }) => !inert.has(v.key));
     let next: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } | undefined;
     for (const { v } of open) {
       // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing (4096 is
       // probed only when 64 changed nothing: 4096 tiles of FA3 run to the probe's budget)
       const unchanged = (value: bigint): boolean => {
-        const run = probe(p, options, new Map([...cur.values, [v.key, value]]), PROBE_STEPS);
-        return run !== undefined && run.waits === cur.run.waits;
+        const run = look(new Map([...cur.values, [v.key, value]]));
+        return usable(run) && run.waits === cur.run.waits;
       };
-      if (unchanged(64n) && unchanged(4096n)) continue;
+      if (unchanged(64n) && unchanged(4096n)) {
+        inert.add(v.key);
+        continue;
+      }
       let best: { value: bigint; run: Probe; depth: number } | undefined;
       for (const value of LADDER) {
-        const run = probe(p, options, new Map([...cur.values, [v.key, value]]), PROBE_STEPS);
-        if (!run || run.events > MAX_EVENTS) break;
+        const run = look(new Map([...cur.values, [v.key, value]]));
+        if (!usable(run)) break;
         const depth = depthOver(run, cur.run);
         if (run.waits > (best?.run.waits ?? cur.run.waits)) best = { value, run, depth };
         if (depth >= DEEP) break;
@@ -139,13 +175,13 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   // cheapest open value that adds waits on top of it runs that loop twice, so what one iteration
   // leaves behind for the next (an epilogue buffer a TMA store still reads) is checked too
   if (chosen.length > 0) {
-    const wide = widen(p, options, cur.run, cur.values);
+    const wide = widen(look, cur.run, cur.values, inert);
     if (wide) chosen.push(wide);
   }
   if (chosen.length === 0) {
     // no single value drives the pipeline (M6 of fast.cu needs M, N and K all past one tile
     // before a CTA has any work): raise every open value together
-    const joint = raiseTogether(p, options, cur.run, given);
+    const joint = raiseTogether(look, cur.run, given);
     if (joint) points.push(...liftPoints(module, options, [{ run: joint.run, label: `every open integer = ${joint.value}` }], points));
     return points;
   }
@@ -155,7 +191,7 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   // that waits on every barrier in as many phases (up to DEEP) for fewer events replaces the
   // costlier points.
   const last = chosen[chosen.length - 1]!;
-  const balanced = balance(p, options, baseRun, last, given);
+  const balanced = balance(look, baseRun, last, given);
   const kept = balanced ? [...chosen.filter((c) => c.run.events <= balanced.run.events), balanced] : chosen;
   points.push(...liftPoints(module, options, kept.map((c) => ({ run: c.run, label: labelOf(c.values) })), points));
   return points;
@@ -182,8 +218,7 @@ function liftPoints(module: PtxModule, options: LiftOptions, runs: readonly { ru
  * at. The cheapest by events, or undefined when none beats `target`.
  */
 function balance(
-  p: ReturnType<typeof prepare>,
-  options: LiftOptions,
+  look: Look,
   base: Probe,
   target: { values: ReadonlyMap<string, bigint>; run: Probe },
   given: ReadonlyMap<string, bigint>,
@@ -212,8 +247,8 @@ function balance(
           if (up < from) continue;
           if (++steps > BALANCE_STEPS) break;
           const values = new Map([...target.values, [lower, value], [other, up]]);
-          const run = probe(p, options, values, PROBE_STEPS);
-          if (!run || run.events >= (best ?? target).run.events) break;
+          const run = look(values);
+          if (!usable(run) || run.events >= (best ?? target).run.events) break;
           if (enough(run)) {
             best = { values, run };
             break;
@@ -227,19 +262,20 @@ function balance(
 }
 
 /** Of the open values that add waits when raised alone on top of `values`, the cheapest at its least such value. */
-function widen(p: ReturnType<typeof prepare>, options: LiftOptions, base: Probe, values: ReadonlyMap<string, bigint>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>, inert: ReadonlySet<string>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
   let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
   for (const { v } of openIntegers(base, values)) {
+    if (inert.has(v.key)) continue;
     // drives nothing: adds no wait at 64 nor at 4096 (4096 probed only when 64 added none)
     const adds = (value: bigint): boolean => {
-      const run = probe(p, options, new Map([...values, [v.key, value]]), PROBE_STEPS);
-      return run === undefined || run.waits > base.waits;
+      const run = look(new Map([...values, [v.key, value]]));
+      return !usable(run) || run.waits > base.waits;
     };
     if (!adds(64n) && !adds(4096n)) continue;
     for (const value of LADDER) {
       const next = new Map([...values, [v.key, value]]);
-      const run = probe(p, options, next, PROBE_STEPS);
-      if (!run || run.events > MAX_EVENTS) break;
+      const run = look(next);
+      if (!usable(run)) break;
       if (run.waits <= base.waits) continue;
       if (!best || run.events < best.run.events) best = { values: next, run };
       break;
@@ -264,14 +300,14 @@ function openIntegers(run: Probe, values: ReadonlyMap<string, bigint>): { v: Lau
 }
 
 /** All open integer launch values set to one ladder value, the first that wraps every ring that grew. */
-function raiseTogether(p: ReturnType<typeof prepare>, options: LiftOptions, base: Probe, given: ReadonlyMap<string, bigint>): { value: bigint; run: Probe } | undefined {
+function raiseTogether(look: Look, base: Probe, given: ReadonlyMap<string, bigint>): { value: bigint; run: Probe } | undefined {
   const open = openIntegers(base, given);
   if (open.length < 2) return undefined;
   let best: { value: bigint; run: Probe } | undefined;
   for (const value of LADDER) {
-    const run = probe(p, options, new Map([...given, ...open.map(({ v }) => [v.key, value] as const)]), PROBE_STEPS);
-    if (!run) continue; // a value the kernel cannot run with (a division by a tile count of 0)
-    if (run.events > MAX_EVENTS) break;
+    const run = look(new Map([...given, ...open.map(({ v }) => [v.key, value] as const)]));
+    if (run === undefined) continue; // a value the kernel cannot run with (a division by a tile count of 0)
+    if (run === TOO_BIG) break;
     if (run.waits > (best?.run.waits ?? base.waits)) best = { value, run };
     if (depthOver(run, base) >= DEEP) break;
   }

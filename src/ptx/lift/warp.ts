@@ -15,6 +15,7 @@
 // another) runs both sides to where they meet again (the branch's post-dominator): when both
 // did the same synchronization, execution goes on with the values they disagree on unknown;
 // otherwise the branch is refused, with its line.
+import { InputError } from '../../diag.ts';
 import type { Loc } from '../../ir/program.ts';
 import type { ParamDecl } from '../parse/ast.ts';
 import { notPred, symReason, u } from './alu.ts';
@@ -63,8 +64,19 @@ export interface MemCell {
 export class StepBudget {
   steps = 0;
   readonly max: number;
-  constructor(max: number) {
+  /** events recorded by all warps, and the most a run may record (a sweep's probe stops early) */
+  events = 0;
+  readonly maxEvents: number;
+  constructor(max: number, maxEvents = Infinity) {
     this.max = max;
+    this.maxEvents = maxEvents;
+  }
+}
+
+/** A run that recorded more events than its budget: too large a launch for a sweep point. */
+export class EventBudgetExceeded extends InputError {
+  constructor(max: number) {
+    super(`the run recorded more than ${max} synchronization events`);
   }
 }
 
@@ -90,6 +102,12 @@ export class WarpInterp {
   private nextFrame = 1;
   /** >0 while running a side of a data-dependent branch */
   private forkDepth = 0;
+  /**
+   * Register writes made inside a side of a branch on data, with the value each overwrote: a
+   * side is undone and the sides compared by what they wrote, not by copying the whole register
+   * file (FA3's kernels have 24,000 register slots and fork 128 times per run).
+   */
+  private readonly journal: { readonly regs: Val[]; readonly slot: number; readonly old: Val }[] = [];
   /** a bar.sync / cluster wait this warp has arrived at and waits on (generation), set by sync-ops */
   waitingGeneration: number | undefined;
   /** arrive sites, for naming tokens */
@@ -265,9 +283,8 @@ export class WarpInterp {
     if (!a.base) return a.offset;
     const b = this.read(fr, a.base);
     if (a.offset === 0n) return b;
-    const add = (x: Scalar): Scalar =>
-      typeof x === 'bigint' ? x + a.offset : x instanceof SymAddr ? new SymAddr(x.base, x.offset + a.offset) : x;
-    return isLanes(b) ? b.map(add) : add(b);
+    const off = a.offset;
+    return isLanes(b) ? b.map((x) => plusOffset(x, off)) : plusOffset(b, off);
   }
 
   /** Merge `v` into `old` on the lanes of `mask`. */
@@ -282,7 +299,11 @@ export class WarpInterp {
 
   write(fr: Frame, a: Arg | undefined, v: Val, mask: number): void {
     if (!a) return;
-    if (a.k === 'reg') fr.regs[a.slot] = this.merge(fr.regs[a.slot] ?? UNINIT, v, mask);
+    if (a.k === 'reg') {
+      const old = fr.regs[a.slot] ?? UNINIT;
+      if (this.forkDepth > 0) this.journal.push({ regs: fr.regs, slot: a.slot, old });
+      fr.regs[a.slot] = this.merge(old, v, mask);
+    }
     else if (a.k === 'vec') for (const item of a.items) this.write(fr, item, v, mask);
     else if (a.k === 'pair') this.write(fr, a.first, v, mask);
   }
@@ -363,6 +384,7 @@ export class WarpInterp {
   /** Record a synchronization event (a fork compares its two sides' events). */
   event(e: WarpEvent): void {
     this.events.push(e);
+    if (++this.budget.events > this.budget.maxEvents) throw new EventBudgetExceeded(this.budget.maxEvents);
   }
 
   /** Inside a side of a data-dependent branch, waiting for other warps is not possible. */
@@ -583,9 +605,11 @@ export class WarpInterp {
     if (join < 0 || join >= fr.fn.code.length) refuse('one side leaves the function (exit or return) and the other does not come back to the same place');
     // a loop whose exit depends on data forks again on every trip: bound the nesting
     if (this.forkDepth >= MAX_FORK_DEPTH) refuse(`branches on data nest more than ${MAX_FORK_DEPTH} deep (a loop whose trip count depends on data?)`);
-    const start = this.snapshot(fr);
-    const side = (from: number): Snapshot & { events: WarpEvent[] } => {
-      this.restore(fr, start);
+    const start = this.snapshot();
+    const mark = this.journal.length;
+    const side = (from: number): Snapshot & { events: WarpEvent[]; regs: Map<number, Val> } => {
+      this.undo(mark);
+      this.restore(start);
       const n = this.events.length;
       this.forkDepth++;
       this.joined = false;
@@ -603,7 +627,14 @@ export class WarpInterp {
       }
       if (!this.joined) refuse('a side does not come back to where the sides meet (it returns or exits)');
       const events = this.events.splice(n);
-      return { ...this.snapshot(fr), events };
+      this.budget.events -= events.length;
+      // the registers of this frame the side wrote, with their values at its end
+      const regs = new Map<number, Val>();
+      for (let i = mark; i < this.journal.length; i++) {
+        const e = this.journal[i];
+        if (e && e.regs === fr.regs) regs.set(e.slot, fr.regs[e.slot] ?? UNINIT);
+      }
+      return { ...this.snapshot(), events, regs };
     };
     const taken = side(target.ref.index);
     const fallthrough = side(g.pc + 1);
@@ -614,10 +645,20 @@ export class WarpInterp {
     // join: the fall-through side's state (the same synchronization), one copy of its events, and
     // the registers and memory the sides disagree on unknown
     const unknown = new Unknown(`a value that depends on the branch on data at line ${ins.loc.line}`);
-    for (let i = 0; i < fr.regs.length; i++) {
-      const x = taken.regs[i] ?? UNINIT;
-      const y = fallthrough.regs[i] ?? UNINIT;
-      fr.regs[i] = sameVal(x, y) ? y : unknown;
+    // a register only the fall-through side wrote had, on the taken side, its value from before the branch
+    const before = new Map<number, Val>();
+    for (let i = mark; i < this.journal.length; i++) {
+      const e = this.journal[i];
+      if (e && e.regs === fr.regs && !before.has(e.slot)) before.set(e.slot, e.old);
+    }
+    if (this.forkDepth === 0) this.journal.length = 0;
+    for (const slot of new Set([...taken.regs.keys(), ...fallthrough.regs.keys()])) {
+      const y = fr.regs[slot] ?? UNINIT;
+      const x = taken.regs.get(slot) ?? before.get(slot) ?? y;
+      if (sameVal(x, y)) continue;
+      // inside a side of an enclosing branch, the join is one more write that side may undo
+      if (this.forkDepth > 0) this.journal.push({ regs: fr.regs, slot, old: y });
+      fr.regs[slot] = unknown;
     }
     for (const [base, cells] of this.mem) {
       const other = taken.mem.get(base);
@@ -632,17 +673,25 @@ export class WarpInterp {
       if (!o || o.bytes !== c.bytes || !sameVal(o.v, c.v)) smem.store(addr, c.bytes, undefined);
     }
     for (const [addr, c] of taken.smem) if (!fallthrough.smem.has(addr)) smem.store(addr, c.bytes, undefined);
-    for (const e of fallthrough.events) this.events.push(e);
+    for (const e of fallthrough.events) this.event(e);
     g.pc = join;
     yield* [];
   }
 
-  private snapshot(fr: Frame): Snapshot {
-    return { regs: fr.regs.slice(), mem: cloneMem(this.mem), smem: this.sim.cta(this.cta).smem.snapshot(), sync: this.sim.snapshot(), live: this.live };
+  /** Everything a side of a branch on data may change but the registers (those are journaled). */
+  private snapshot(): Snapshot {
+    return { mem: cloneMem(this.mem), smem: this.sim.cta(this.cta).smem.snapshot(), sync: this.sim.snapshot(), live: this.live };
   }
 
-  private restore(fr: Frame, s: Snapshot): void {
-    for (let i = 0; i < fr.regs.length; i++) fr.regs[i] = s.regs[i] ?? UNINIT;
+  /** Undo the register writes journaled since `mark`, latest first. */
+  private undo(mark: number): void {
+    while (this.journal.length > mark) {
+      const e = this.journal.pop();
+      if (e) e.regs[e.slot] = e.old;
+    }
+  }
+
+  private restore(s: Snapshot): void {
     this.mem.clear();
     for (const [k, v] of cloneMem(s.mem)) this.mem.set(k, v);
     this.sim.cta(this.cta).smem.restore(s.smem);
@@ -655,7 +704,6 @@ export class WarpInterp {
 const MAX_FORK_DEPTH = 12;
 
 interface Snapshot {
-  readonly regs: Val[];
   readonly mem: Map<string, Map<bigint, MemCell>>;
   readonly smem: Map<number, { bytes: number; v: Val }>;
   readonly sync: string;
@@ -700,4 +748,9 @@ export function mergeGroups(groups: Group[]): void {
       }
     }
   }
+}
+
+/** An address plus a constant offset (a symbolic shared address keeps its base). */
+function plusOffset(x: Scalar, off: bigint): Scalar {
+  return typeof x === 'bigint' ? x + off : x instanceof SymAddr ? new SymAddr(x.base, x.offset + off) : x;
 }
