@@ -134,14 +134,10 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   const chosen: { run: Probe; values: ReadonlyMap<string, bigint> }[] = [];
   const labelOf = (values: ReadonlyMap<string, bigint>): string =>
     [...values].filter(([k]) => !given.has(k)).map(([k, x]) => `${shortKey(k, p.kernel.params.map((q) => q.name))} = ${x}`).join(', ');
-  // values that changed nothing raised alone to 64 and to 4096: not probed again on top of a later
-  // point (a trip count shows at the first; CUTLASS reads some 60 fields, a probe of a 2×2 cluster
-  // takes over a second)
-  const inert = new Set<string>();
   // greedy and bounded: raise each open value alone on top of the current assignment; keep the
   // one that deepens the pipeline most and look again (a tile loop that now runs reads new values)
   for (let round = 0; round < MAX_ROUNDS && cur.depth < DEEP; round++) {
-    const open = openIntegers(cur.run, cur.values).filter(({ v }) => !inert.has(v.key));
+    const open = openIntegers(cur.run, cur.values);
     let next: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } | undefined;
     for (const { v } of open) {
       // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing (4096 is
@@ -150,10 +146,7 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
         const run = look(new Map([...cur.values, [v.key, value]]));
         return usable(run) && run.waits === cur.run.waits;
       };
-      if (unchanged(64n) && unchanged(4096n)) {
-        inert.add(v.key);
-        continue;
-      }
+      if (unchanged(64n) && unchanged(4096n)) continue;
       let best: { value: bigint; run: Probe; depth: number } | undefined;
       for (const value of LADDER) {
         const run = look(new Map([...cur.values, [v.key, value]]));
@@ -175,7 +168,7 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   // cheapest open value that adds waits on top of it runs that loop twice, so what one iteration
   // leaves behind for the next (an epilogue buffer a TMA store still reads) is checked too
   if (chosen.length > 0) {
-    const wide = widen(look, cur.run, cur.values, inert);
+    const wide = widen(look, cur.run, cur.values);
     if (wide) chosen.push(wide);
   }
   if (chosen.length === 0) {
@@ -262,10 +255,9 @@ function balance(
 }
 
 /** Of the open values that add waits when raised alone on top of `values`, the cheapest at its least such value. */
-function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>, inert: ReadonlySet<string>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
   let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
   for (const { v } of openIntegers(base, values)) {
-    if (inert.has(v.key)) continue;
     // drives nothing: adds no wait at 64 nor at 4096 (4096 probed only when 64 added none)
     const adds = (value: bigint): boolean => {
       const run = look(new Map([...values, [v.key, value]]));
