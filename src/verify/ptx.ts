@@ -77,6 +77,10 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
     out.push(
       `atom.global.add at line${c.lines.length > 1 ? 's' : ''} ${c.lines.join(', ')}: a counter in global memory (a work queue), taken to start at 0 and to be advanced by this launch alone (${c.adds} add${c.adds === 1 ? '' : 's'}); this CTA takes tiles 0, 1, 2, … (the tiles other CTAs would take are not modelled)`,
     );
+  for (const sp of facts.spins ?? [])
+    out.push(
+      `the loop at lines ${sp.flag}–${sp.line} spins on a flag in global memory (ld at line ${sp.flag}) that another CTA sets: that CTA is not modelled, so the loop is taken to end (${sp.times} time${sp.times === 1 ? '' : 's'}); this synchronization through global memory is assumed, not checked`,
+    );
   if (facts.stuck) out.push(`the concrete run hung (${facts.stuck})${facts.forcedWaits ? `; ${facts.forcedWaits} waits were let past to record the rest` : ''}`);
   return out;
 }

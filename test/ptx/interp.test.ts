@@ -6,6 +6,7 @@ import type { Program } from '../../src/ir/program.ts';
 import { parsePtx } from '../../src/ptx/parse/parser.ts';
 import { liftKernel, liftKernelWithFacts, liftPtxFile, traceKernel, type LiftOptions } from '../../src/ptx/lift/index.ts';
 import { UnsupportedError } from '../../src/ptx/lift/errors.ts';
+import { prepare, programOfTrace, traceWith } from '../../src/ptx/lift/lift.ts';
 import { roleText } from './helpers.ts';
 import { verifyProgram } from '../../src/verify.ts';
 
@@ -117,6 +118,24 @@ describe('values, memory and calls', () => {
     expect(e.format()).toBe(
       `k.ptx:${at}:2: error: unsupported: branch on data at line ${at} (the condition depends on data loaded at line ${lineOf(spec, 'ld.global.u32')}): its sides synchronize differently (nothing / arrive (line ${lineOf(spec, 'mbarrier.arrive')}))`,
     );
+  });
+
+  it('takes an expect_tx count read from a launch value nobody gave as what the copies deliver; a sweep\'s value is not given either', () => {
+    const body = `${INIT}\tld.param.u32 %r4, [k_tx];\n\tmov.u64 %rd1, 0;\n\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r4;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 256, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\tld.shared.u32 %r7, [buf];`;
+    const spec = { body, params: '.param .u32 k_tx' };
+    const module = parsePtx(ptx(spec), 'k.ptx');
+    const assumed = [{ lines: [lineOf(spec, 'arrive.expect_tx')], from: 'k_tx', bytes: 256 }];
+    const open = liftKernelWithFacts(module);
+    expect(open.facts.assumedTx).toEqual(assumed);
+    expect(verifyProgram(open.program).verdict).toBe('verified');
+    // given by the user, the count is checked: 128 bytes expected, 256 land
+    const given = liftKernelWithFacts(module, { params: new Map([['k_tx', 128]]) });
+    expect(given.facts.assumedTx).toBeUndefined();
+    expect(verifyProgram(given.program).verdict).toBe('violation');
+    // a value the sweep sets (CUTLASS stream-K: every open integer raised together) is still the launch's
+    const swept = programOfTrace(module, traceWith(prepare(module, {}), {}, new Map([['k_tx', 128n]])), {});
+    expect(swept.facts.assumedTx).toEqual(assumed);
+    expect(verifyProgram(swept.program).verdict).toBe('verified');
   });
 
   it('keeps pointer arithmetic on unknown params symbolic (value tags of bulk copies)', () => {
@@ -240,6 +259,29 @@ describe('values, memory and calls', () => {
       expect(at3.verdict).toBe('violation');
       expect(at3.violations.map((v) => v.kind)).toEqual(['protocol']);
     });
+  });
+
+  it('takes a spin on a flag another CTA sets (stream-K) to end, and says so; a loop that also stores is not a spin', () => {
+    // thread 0 spins until the flag is 7, then the warp meets at a named barrier (CUTLASS's wait_eq)
+    const spinLoop = '$L_spin:\n\tld.global.acquire.gpu.b32 %r2, [%rd1];\n\tsetp.ne.s32 %p2, %r2, 7;\n\t@%p2 bra $L_spin;\n';
+    const body = (loop: string): string =>
+      `${INIT}\tld.param.u64 %rd1, [k_flag];\n\tsetp.ne.u32 %p3, %r1, 0;\n\t@%p3 bra $L_after;\n${loop}$L_after:\n\tbar.sync 1, 32;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p8, [bar], 0;`;
+    const params = '.param .u64 k_flag';
+    const backward = { body: body(spinLoop), params };
+    const lifted = liftKernelWithFacts(parsePtx(ptx(backward), 'k.ptx'));
+    expect(lifted.facts.spins).toEqual([{ line: lineOf(backward, '@%p2 bra $L_spin'), flag: lineOf(backward, 'ld.global.acquire'), times: 1 }]);
+    expect(roleText(lifted.program, 0).filter((x) => x.startsWith('arrive') || x.startsWith('wait'))).toEqual(['arrive bar[0] 1', 'wait bar[0] 0']);
+    expect(verifyProgram(lifted.program).verdict).toBe('verified');
+    // the exit test as a forward branch past the loop's closing jump
+    const forwardLoop = '$L_spin:\n\tld.global.acquire.gpu.b32 %r2, [%rd1];\n\tsetp.eq.s32 %p2, %r2, 7;\n\t@%p2 bra $L_after;\n\tbra.uni $L_spin;\n';
+    const forward = { body: body(forwardLoop), params };
+    expect(liftKernelWithFacts(parsePtx(ptx(forward), 'k.ptx')).facts.spins).toEqual([{ line: lineOf(forward, '@%p2 bra $L_after'), flag: lineOf(forward, 'ld.global.acquire'), times: 1 }]);
+    // a loop that writes memory on each trip is a loop on data, not a wait: refused as before
+    const storing = body(spinLoop.replace('\tsetp.ne.s32', '\tst.global.u32 [%rd1+4], %r2;\n\tsetp.ne.s32'));
+    expect(liftError({ body: storing, params }).message).toMatch(/^unsupported: branch on data at line \d+ \(the condition depends on a flag loaded with ld\.acquire at line \d+/);
+    // a plain load of data (behind a pointer read from global memory) is not a flag: no spin is assumed
+    const data = body(spinLoop.replace('ld.global.acquire.gpu.b32 %r2, [%rd1]', 'ld.global.b32 %r2, [%rd2]')).replace('ld.param.u64 %rd1, [k_flag];', 'ld.param.u64 %rd1, [k_flag];\n\tld.global.u64 %rd2, [%rd1];');
+    expect(liftError({ body: data, params }).message).toMatch(/^unsupported: branch on data at line \d+ \(the condition depends on data loaded at line \d+\)/);
   });
 
   it('joins the sides of branches on data, nested too: a register one side wrote differently is unknown after', () => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Program, Stmt } from '../../src/ir/program.ts';
 import { liftLaunchPoints } from '../../src/ptx/lift/sweep.ts';
 import { parsePtx } from '../../src/ptx/parse/parser.ts';
+import { verifyProgram } from '../../src/verify.ts';
 import { root } from '../cli/spawn.ts';
 import { kernelName } from './real-mutants.ts';
 
@@ -46,4 +47,27 @@ describe.skipIf(!here)('the launch sweep on CUTLASS kernels (needs ../shared/cor
     expect(rings.length).toBe(12);
     for (const [name, ps] of rings) expect([...ps].sort(), name).toEqual([0, 1]);
   }, 120_000);
+});
+
+// CUTLASS stream-K (`.corpus/`, filled by scripts/build-corpus.sh; skipped where absent): the
+// fixup spins on flags peer CTAs set in global memory. The lifter takes each spin to end and the
+// facts say so; the verdict holds under that assumption.
+const STREAMK = join(root, '.corpus', 'cutlass_coop_streamk_128x128x64_f16.ptx');
+
+describe.skipIf(!existsSync(STREAMK))('CUTLASS stream-K (needs .corpus)', () => {
+  it('lifts with its two flag spins assumed to end, and verifies at every sweep point', () => {
+    const text = readFileSync(STREAMK, 'utf8');
+    const lines = text.split('\n');
+    const points = liftLaunchPoints(parsePtx(text, 'streamk.ptx'), { kernel: kernelName(text, 'KernelTmaWarpSpecializedCooperative') });
+    expect(points.length).toBeGreaterThan(1);
+    const spins = points[points.length - 1]!.facts.spins ?? [];
+    expect(spins.length).toBeGreaterThan(0);
+    // each spin is an ld.acquire and, after its setp, the backward branch that repeats it
+    for (const sp of spins) {
+      expect(lines[sp.flag - 1]).toMatch(/ld\.global\.acquire\.gpu\.b32/);
+      expect(lines[sp.line - 1]).toMatch(/@%p\d+ bra/);
+      expect(sp.line - sp.flag).toBeLessThan(8);
+    }
+    for (const p of points) expect(verifyProgram(p.program).verdict, p.label).toBe('verified');
+  }, 300_000);
 });

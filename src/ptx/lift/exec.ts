@@ -279,6 +279,7 @@ function load(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
       ordered === undefined
         ? `data loaded at line ${ins.loc.line}`
         : `a flag loaded with ld.${ordered} at line ${ins.loc.line} (other threads write it: synchronization through global memory is not modelled)`,
+      ordered === undefined ? undefined : ins.loc.line,
     );
     items.forEach((item, i) => {
       const v = w.map(m, [addr], ([x = UNINIT]) => {

@@ -72,10 +72,14 @@ export class LaunchValues {
   private readonly values: ReadonlyMap<string, bigint>;
   private readonly kernel: PtxFunction;
 
-  constructor(kernel: PtxFunction, values: ReadonlyMap<string, bigint>, notInputs: ReadonlySet<string> = new Set()) {
+  /** the values the user gave (a swept value is not one: a byte count it sets is still the launch's, not checked) */
+  private readonly given: ReadonlySet<string>;
+
+  constructor(kernel: PtxFunction, values: ReadonlyMap<string, bigint>, notInputs: ReadonlySet<string> = new Set(), given: ReadonlySet<string> = new Set(values.keys())) {
     this.kernel = kernel;
     this.values = values;
     this.notInputs = notInputs;
+    this.given = given;
   }
 
   /** A scalar parameter (`ld.param.u32 %r, [K]`); pointers stay symbolic addresses unless given. */
@@ -182,9 +186,18 @@ export class LaunchValues {
     return old;
   }
 
+  /** Spin loops on a flag in global memory taken to end (spin.ts), by the line of their exit test. */
+  readonly spins = new Map<number, { readonly flag: number; times: number }>();
+
+  spinWait(line: number, flag: number): void {
+    const s = this.spins.get(line);
+    if (s) s.times += 1;
+    else this.spins.set(line, { flag, times: 1 });
+  }
+
   /** Whether the user fixed this launch value (`K`, `params+640`). */
   isGiven(key: string): boolean {
-    return this.values.has(key);
+    return this.given.has(key);
   }
 
   get kernelName(): string {

@@ -62,6 +62,8 @@ export interface LiftFacts {
   readonly assumedTx?: readonly AssumedTx[];
   /** work counters in global memory the kernel advanced with atom.global.add (taken to start at 0, advanced by this launch alone) */
   readonly counters?: readonly { readonly lines: readonly number[]; readonly adds: number }[];
+  /** spin loops on a flag in global memory that another CTA sets, taken to end: the exit test's line, the flag load's, how often */
+  readonly spins?: readonly { readonly line: number; readonly flag: number; readonly times: number }[];
   /** where the concrete run first hung, every unfinished warp waiting for another */
   readonly stuck?: string;
   /** mbarrier waits the run was let past after hanging, to record the rest of the kernel */
@@ -219,10 +221,11 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
   // elements of launch arrays the kernel read and also writes are its own data: run again with
   // them unknown (a write the sequential run made after the read may come first on the GPU)
   let notInputs = new Set<string>();
+  const given = new Set(launchAssignment(p.kernel, options).keys());
   let launch: LaunchValues;
   let run: ClusterRun;
   for (;;) {
-    launch = new LaunchValues(p.kernel, values, notInputs);
+    launch = new LaunchValues(p.kernel, values, notInputs, given);
     run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS, options.maxEvents);
     if (launch.clobbered.size === 0) break;
     notInputs = new Set([...notInputs, ...launch.clobbered]);
@@ -284,6 +287,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     tma: sized.maps,
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
+    ...(trace.launch.spins.size > 0 ? { spins: [...trace.launch.spins].map(([line, sp]) => ({ line, flag: sp.flag, times: sp.times })) } : {}),
     ...(trace.run.stuck ? { stuck: trace.run.stuck.map((s) => `warp ${s.warp}${ctas > 1 ? ` of CTA ${s.cta}` : ''} at line ${s.loc.line}`).join(', ') } : {}),
     ...(trace.run.forced > 0 ? { forcedWaits: trace.run.forced } : {}),
     ...(trace.run.complete ? {} : { truncated: true as const }),

@@ -6,8 +6,11 @@
 
 export class Unknown {
   readonly why: string;
-  constructor(why: string) {
+  /** the line of the ordered global load (`ld.acquire`, `.volatile`) this value came from: a flag other CTAs set */
+  readonly flag: number | undefined;
+  constructor(why: string, flag?: number) {
     this.why = why;
+    this.flag = flag;
   }
 }
 

@@ -30,6 +30,7 @@ import { plain } from './launch-pointers.ts';
 import { typeBytes } from './opcode.ts';
 import type { ClusterSync } from './sim.ts';
 import { type Block, syncInstr } from './sync-ops.ts';
+import { spinExit } from './spin.ts';
 import {
   canonical, firstLane, isLanes, laneOf, popcount, SHARED_GENERIC_BASE, SHARED_WINDOW, sameScalar, scalarKey, SymAddr, Token,
   UNINIT, Unknown, WARP, type Scalar, type Val,
@@ -453,6 +454,14 @@ export class WarpInterp {
         const gm = this.guardMask(fr, ins, g.mask);
         if (gm instanceof Unknown) {
           if (ins.op.base === 'bra') {
+            // a spin on a flag another CTA sets: taken to end (spin.ts), and reported
+            const exit = gm.flag !== undefined ? spinExit(fr.fn, g.pc, gm.flag) : undefined;
+            if (exit !== undefined) {
+              this.launch.spinWait(ins.loc.line, gm.flag ?? 0);
+              g.pc = exit;
+              mergeGroups(groups);
+              continue;
+            }
             yield* this.fork(fr, g, ins, gm, depth);
             mergeGroups(groups);
             continue;
