@@ -19,6 +19,7 @@ import { layoutSharedMemory, type SmemLayout } from './smem-layout.ts';
 import { sizeTensorCopies, type SizedMap } from './tma-bytes.ts';
 import { warpgroupsOf } from './warpgroups.ts';
 import { warpOps } from './warp-ops.ts';
+import { EventBudgetExceeded } from './warp.ts';
 
 export interface LiftOptions {
   /** Kernel to lift; required by liftKernel when the module has several. */
@@ -133,6 +134,12 @@ interface Prepared {
   readonly flats: ReadonlyMap<string, FlatFunction>;
   readonly layout: SmemLayout;
   readonly block: [number, number, number];
+  /**
+   * Per cluster size, the shape a run of this kernel was last taken under when the PTX declares
+   * none (widened): tried first by the next run, since the shapes before it hang (CUTLASS 2×2:
+   * three of them) and a sweep runs the kernel a hundred times.
+   */
+  readonly shapes: Map<number, { readonly shape: [number, number, number]; readonly note: string }>;
 }
 
 export function prepare(module: PtxModule, options: LiftOptions): Prepared {
@@ -142,7 +149,7 @@ export function prepare(module: PtxModule, options: LiftOptions): Prepared {
   for (const f of module.functions) if (f.body) flats.set(f.name, flattenFunction(f, module, layout));
   const flat = flats.get(kernel.name);
   if (!flat) throw new InputError(`kernel ${kernel.name} has no body`, kernel.loc);
-  return { module, kernel, flat, flats, layout, block: blockShape(kernel, options) };
+  return { module, kernel, flat, flats, layout, block: blockShape(kernel, options), shapes: new Map() };
 }
 
 /** Run one cluster with these launch values and record its warps' events (before any folding). */
@@ -174,6 +181,17 @@ export function traceWith(p: Prepared, options: LiftOptions, values: ReadonlyMap
  * guess, not a finding, unless every shape hangs.
  */
 function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>, n: number): KernelTrace {
+  const known = p.shapes.get(n);
+  if (known) {
+    try {
+      const trace = runShape(p, options, values, known.shape);
+      if (!trace.run.stuck) return { ...trace, clusterNote: known.note };
+    } catch (e) {
+      // over a probe's event budget: so it would be under any shape
+      if (e instanceof EventBudgetExceeded) throw e;
+      // refused under that shape at these values: search again
+    }
+  }
   const shapes = clusterShapes(n);
   const name = (c: readonly number[]): string => c.join('×');
   let first: KernelTrace | undefined;
@@ -190,7 +208,9 @@ function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, 
     if (!trace.run.stuck) {
       const hung = shapes.slice(0, shapes.indexOf(shape)).map(name);
       const why = hung.length > 0 ? `, the first shape under which this launch runs to its end (it hangs under ${hung.join(', ')})` : '';
-      return { ...trace, clusterNote: `${note}: taken as ${name(shape)}${why}; give --cluster X,Y,Z for the shape it is launched with` };
+      const clusterNote = `${note}: taken as ${name(shape)}${why}; give --cluster X,Y,Z for the shape it is launched with`;
+      p.shapes.set(n, { shape, note: clusterNote });
+      return { ...trace, clusterNote };
     }
     first ??= { ...trace, clusterNote: `${note}: taken as ${name(shape)}; it hangs under every shape of ${n} CTAs (${shapes.map(name).join(', ')}); give --cluster X,Y,Z for the shape it is launched with` };
   }
