@@ -1,7 +1,7 @@
 // One-line mutants of real kernels (issue 13): CUTLASS (three schedules), the CuTe tutorial (both
 // kernels), DeepGEMM and fast.cu M2, M4–M7, read from ../shared/corpus (nvcc output, never copied
 // here). Each mutant — an init count, an expect_tx byte count, a parity, a missing
-// wgmma.wait_group, a missing arrive — must be a violation of the right kind whose trace points
+// wgmma.wait_group, a missing arrive, an arrive to the wrong CTA — must be a violation of the right kind whose trace points
 // at PTX lines of that kernel; the unmutated kernels at the same launch values must not show it.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ function check(m: Mutant, text: string) {
 describe.skipIf(!here)('one-line mutants of real kernels (needs ../shared/corpus)', () => {
   it('cover at least 10 kernels and every mutation class', () => {
     expect(new Set(MUTANTS.map((m) => `${m.file}:${m.kernel}`)).size).toBeGreaterThanOrEqual(10);
-    const classes = ['init count', 'expect_tx', 'parity', 'wgmma.wait_group', 'release removed'];
+    const classes = ['init count', 'expect_tx', 'parity', 'wgmma.wait_group', 'release removed', 'wrong CTA'];
     for (const c of classes) expect(MUTANTS.some((m) => m.what.includes(c)), c).toBe(true);
   });
 

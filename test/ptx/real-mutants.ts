@@ -58,7 +58,8 @@ const WS = 'KernelTmaWarpSpecializedEE';
 
 /**
  * The mutants: 11 kernels of ../shared/corpus, one line changed in each mutant — an init count, an
- * expect_tx byte count, a parity, a missing wgmma.wait_group, a missing arrive. (ThunderKittens'
+ * expect_tx byte count, a parity, a missing wgmma.wait_group, a missing arrive, an arrive to the
+ * wrong CTA. (ThunderKittens'
  * GEMM is left out: its double init, a real finding, ends every run before a mutant's bug.)
  */
 export const MUTANTS: readonly Mutant[] = [
@@ -67,6 +68,9 @@ export const MUTANTS: readonly Mutant[] = [
   { file: CUTLASS, kernel: WS, what: 'CUTLASS WS: wgmma.wait_group 1 removed', line: /wgmma\.wait_group\.sync\.aligned 1;/, from: /.*/, to: '', kinds: ['race'] },
   { file: CUTLASS, kernel: WS, what: 'CUTLASS WS: consumer release removed', line: /mbarrier\.arrive\.shared::cluster\.b64/, from: /.*/, to: '', kinds: ['deadlock'] },
   { file: CUTLASS, kernel: WS, what: 'CUTLASS WS: consumer wait parity fixed at 0', line: /mbarrier\.try_wait\.parity\.shared::cta\.b64 P1, \[%r19\], %r1236;/, from: /%r1236;/, to: '0;', kinds: ['race', 'protocol'] },
+  // the consumer's release goes through mapa to its own rank (a 1-CTA cluster); rank 1 is another CTA,
+  // whose producer then sees its empty barrier complete twice per round (both CTAs release into it)
+  { file: CUTLASS, kernel: WS, what: 'CUTLASS WS: consumer release to the wrong CTA (mapa rank 1)', line: /mapa\.shared::cluster\.u32\s+remAddr32, %r\d+, %r\d+;/, from: /(remAddr32, %r\d+), %r\d+;/, to: '$1, 1;', kinds: ['protocol', 'deadlock'], params: { '0+8:u32': 128 } },
   { file: CUTLASS, kernel: 'KernelTmaWarpSpecializedCooperative', what: 'CUTLASS Cooperative: consumer release removed', line: /mbarrier\.arrive\.shared::cluster\.b64/, from: /.*/, to: '', kinds: ['deadlock'], params: { '0+1656:u32': 1, '0+12:u32': 512 } },
   { file: CUTLASS, kernel: 'KernelTmaWarpSpecializedPingpong', what: 'CUTLASS Pingpong: consumer release removed', line: /mbarrier\.arrive\.shared::cluster\.b64/, from: /.*/, to: '', kinds: ['deadlock'], params: { '0+1656:u32': 1, '0+12:u32': 512 } },
   { file: FAST, kernel: '_ZN2M213matmul', what: 'fast.cu M2: init count 999', line: /mbarrier\.init/, nth: 0, from: /%r\d+;/, to: '999;', kinds: ['deadlock'] },
