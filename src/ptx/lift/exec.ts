@@ -12,7 +12,7 @@ import type { Arg, FlatInstr } from './flatten.ts';
 import { opType, stateSpace, typeBytes, type Opcode } from './opcode.ts';
 import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
-import { isLanes, laneOf, SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
+import { isLanes, laneOf, plusOffset, SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 
 /** Operand i of an instruction (a plain function: this runs for every instruction executed). */
 function operand(w: WarpInterp, fr: Frame, a: readonly (Arg | undefined)[], i: number): Val {
@@ -283,7 +283,7 @@ function load(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
     );
     items.forEach((item, i) => {
       const v = w.map(m, [addr], ([x = UNINIT]) => {
-        const at = input ? w.launch.arrayElement(offsetBy(x, i * eb)) : undefined;
+        const at = input ? w.launch.arrayElement(plusOffset(x, BigInt(i * eb))) : undefined;
         return at ? w.launch.element(at, eb, ins.loc.line) : data;
       });
       w.write(fr, item, v, m);
@@ -373,18 +373,13 @@ function wroteGlobal(w: WarpInterp, addr: Val, m: number, n: number, eb: number,
   for (let l = 0; l < WARP; l++) {
     if (((m >>> l) & 1) === 0) continue;
     for (let i = 0; i < n; i++) {
-      const at = w.launch.arrayElement(offsetBy(laneOf(addr, l), i * eb));
+      const at = w.launch.arrayElement(plusOffset(laneOf(addr, l), BigInt(i * eb)));
       if (at) w.launch.wroteElement(at, line);
     }
   }
 }
 
 /** An address `d` bytes further (a vector's i-th element). */
-function offsetBy(x: Scalar, d: number): Scalar {
-  if (d === 0) return x;
-  return typeof x === 'bigint' ? x + BigInt(d) : x instanceof SymAddr ? new SymAddr(x.base, x.offset + BigInt(d)) : x;
-}
-
 function atomic(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const hasDest = ins.op.base === 'atom';
   const addrArg = ins.args[hasDest ? 1 : 0];

@@ -106,3 +106,9 @@ export function firstUnknown(...xs: Scalar[]): Unknown | undefined {
   for (const x of xs) if (x instanceof Unknown) return x;
   return undefined;
 }
+
+/** An address plus a constant offset (a symbolic address keeps its base; other values stay as they are). */
+export function plusOffset(x: Scalar, off: bigint): Scalar {
+  if (off === 0n) return x;
+  return typeof x === 'bigint' ? x + off : x instanceof SymAddr ? new SymAddr(x.base, x.offset + off) : x;
+}

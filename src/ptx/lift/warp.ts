@@ -32,7 +32,7 @@ import type { ClusterSync } from './sim.ts';
 import { type Block, syncInstr } from './sync-ops.ts';
 import { spinExit } from './spin.ts';
 import {
-  canonical, firstLane, isLanes, laneOf, popcount, SHARED_GENERIC_BASE, SHARED_WINDOW, sameScalar, scalarKey, SymAddr, Token,
+  canonical, firstLane, isLanes, laneOf, plusOffset, popcount, SHARED_GENERIC_BASE, SHARED_WINDOW, sameScalar, scalarKey, SymAddr, Token,
   UNINIT, Unknown, WARP, type Scalar, type Val,
 } from './values.ts';
 
@@ -455,9 +455,10 @@ export class WarpInterp {
         if (gm instanceof Unknown) {
           if (ins.op.base === 'bra') {
             // a spin on a flag another CTA sets: taken to end (spin.ts), and reported
-            const exit = gm.flag !== undefined ? spinExit(fr.fn, g.pc, gm.flag) : undefined;
-            if (exit !== undefined) {
-              this.launch.spinWait(ins.loc.line, gm.flag ?? 0);
+            const flag = gm.flag;
+            const exit = flag !== undefined ? spinExit(fr.fn, g.pc, flag) : undefined;
+            if (flag !== undefined && exit !== undefined) {
+              this.launch.spinWait(ins.loc.line, flag);
               g.pc = exit;
               mergeGroups(groups);
               continue;
@@ -757,9 +758,4 @@ export function mergeGroups(groups: Group[]): void {
       }
     }
   }
-}
-
-/** An address plus a constant offset (a symbolic shared address keeps its base). */
-function plusOffset(x: Scalar, off: bigint): Scalar {
-  return typeof x === 'bigint' ? x + off : x instanceof SymAddr ? new SymAddr(x.base, x.offset + off) : x;
 }
