@@ -108,6 +108,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
       }
 
       const actions: A[] = [];
+      const successor = model.successor ? model.successor.bind(model) : model.nextState.bind(model);
       let levelEnd = arena.count;
       for (let id = 0; id < arena.count; id++) {
         expanded = id;
@@ -174,7 +175,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
             const i = inPass ? inPass[j]! : j;
             if (pass === 1 && chosen!.includes(i)) continue;
             const action = actions[i]!;
-            const next = model.nextState(state, action);
+            const next = successor(state, action);
             transitions++;
             if (inPass && settings.cycleProviso && model.cycleEdge!(state, next)) visible = true;
             let target = visited.findOrAdd(model.encode(next), id, i, arena.count < maxStates);

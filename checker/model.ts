@@ -15,6 +15,12 @@ export interface Model<S, A> {
   actions(state: S, out: A[]): void;
   /** The successor of `state` under `action` (must not mutate `state`). */
   nextState(state: S, action: A): S;
+  /**
+   * Optional, for speed: nextState whose result is valid only until the next call (it may live in
+   * the model's scratch storage). The explorer uses it in its hot loop, where it encodes, checks
+   * and measures each successor before asking for the next one.
+   */
+  successor?(state: S, action: A): S;
   /** Invariants checked on every reached state. */
   readonly invariants: readonly Invariant<S>[];
   /**

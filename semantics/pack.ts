@@ -1,14 +1,16 @@
 // The packed encoding: a MachineState as Int32 words for the explorer's arena and visited
-// table. Fixed-size parts come first in a fixed order, variable parts are length-prefixed,
-// so equal states give equal words. Violation messages are interned in a side table.
+// table, laid out by the state schema (layout.ts): fixed-size fields at fixed offsets, the
+// lists in a length-prefixed tail, so equal states give equal words. Violation messages are
+// interned in a side table.
 import type { Loc } from '../src/ir/program.ts';
 import type { Machine } from './machine.ts';
-import { eventWords, type AsyncGroup, type MachineState, type Violation } from './state.ts';
+import { BAR_EXPECTED, BAR_OBSERVED, BAR_PENDING, BAR_PHASE, BAR_TX, BAR_VALID, ROLE_BAR_STATE, ROLE_PC, ROLE_STEPS, ROLE_VARS, StateLayout } from './layout.ts';
+import type { AsyncGroup, MachineState, Violation } from './state.ts';
 
 const KINDS: readonly Violation['kind'][] = ['race', 'fifo', 'protocol'];
 
 export class StatePacker {
-  private readonly words: number;
+  readonly layout: StateLayout;
   private readonly writer = new WordWriter();
   private readonly messages: string[] = [];
   private readonly messageIds = new Map<string, number>();
@@ -18,37 +20,53 @@ export class StatePacker {
 
   constructor(m: Machine) {
     this.m = m;
-    this.words = eventWords(m);
+    this.layout = new StateLayout(m);
   }
 
   encode(s: MachineState): Int32Array {
+    const L = this.layout;
     const w = this.writer;
     w.n = 0;
-    for (const r of s.roles) {
-      w.push(r.pc);
-      w.fixed(r.vars);
-      w.push(r.steps);
-      w.push(r.barState);
-      w.list(r.mmaOpen);
-      w.groups(r.mmaGroups);
-      w.list(r.storeOpen);
-      w.groups(r.storeGroups);
-      w.fixed(r.tokens);
-    }
-    w.fixed(s.arefF);
-    w.fixed(s.arefE);
-    w.fixed(s.slotValue);
-    w.fixed(s.slotGeneric);
-    for (const b of s.barriers) {
-      w.push(b.valid);
-      w.push(b.phase);
-      w.push(b.pending);
-      w.push(b.expected);
-      w.push(b.tx);
-      w.push(b.observed);
-    }
-    w.fixed(s.namedCount);
-    w.fixed(s.namedThreads);
+    w.reserve(L.fixedWords);
+    const o = w.out;
+    s.roles.forEach((r, i) => {
+      const at = L.role[i]!;
+      o[at + ROLE_PC] = r.pc;
+      o[at + ROLE_STEPS] = r.steps;
+      o[at + ROLE_BAR_STATE] = r.barState;
+      w.fixedAt(at + ROLE_VARS, r.vars);
+      w.fixedAt(L.tokens[i]!, r.tokens);
+    });
+    w.fixedAt(L.arefF, s.arefF);
+    w.fixedAt(L.arefE, s.arefE);
+    w.fixedAt(L.slotValue, s.slotValue);
+    w.fixedAt(L.slotGeneric, s.slotGeneric);
+    s.barriers.forEach((b, i) => {
+      const at = L.bar(i);
+      o[at + BAR_VALID] = b.valid;
+      o[at + BAR_PHASE] = b.phase;
+      o[at + BAR_PENDING] = b.pending;
+      o[at + BAR_EXPECTED] = b.expected;
+      o[at + BAR_TX] = b.tx;
+      o[at + BAR_OBSERVED] = b.observed;
+    });
+    w.fixedAt(L.namedCount, s.namedCount);
+    w.fixedAt(L.namedThreads, s.namedThreads);
+    o[L.asyncDone] = s.asyncDone;
+    if (s.violation) {
+      o[L.violation] = 1 + KINDS.indexOf(s.violation.kind);
+      o[L.violation + 1] = this.intern(s.violation.message, s.violation.loc);
+      o[L.violation + 2] = s.violation.role;
+    } else o.fill(0, L.violation, L.violation + 3);
+    w.bitsAt(L.present, s.hb.present);
+    s.hb.roles.forEach((k, i) => w.bitsAt(L.hbRoles + L.W * i, k));
+    s.hb.barPending.forEach((k, i) => w.bitsAt(L.barPending + L.W * i, k));
+    s.hb.barDone.forEach((k, i) => w.bitsAt(L.barDone + L.W * i, k));
+    s.hb.arefSlot.forEach((k, i) => w.bitsAt(L.arefSlot + L.W * i, k));
+    s.hb.named.forEach((k, i) => {
+      if (L.named[i]! >= 0) w.bitsAt(L.named[i]!, k);
+    });
+    w.n = L.fixedWords;
     w.push(s.tma.length);
     for (const t of s.tma) {
       w.push(t.slot);
@@ -58,67 +76,88 @@ export class StatePacker {
       w.push(t.value);
       w.push(t.role);
     }
-    w.bits(s.hb.present);
-    for (const k of s.hb.roles) w.bits(k);
-    for (const k of s.hb.barPending) w.bits(k);
-    for (const k of s.hb.barDone) w.bits(k);
-    for (const k of s.hb.arefSlot) w.bits(k);
-    for (const k of s.hb.named) w.bits(k);
-    w.push(s.asyncDone);
-    if (s.violation) {
-      w.push(1 + KINDS.indexOf(s.violation.kind));
-      w.push(this.intern(s.violation.message, s.violation.loc));
-      w.push(s.violation.role);
-    } else w.push(0);
+    for (const r of s.roles) {
+      w.list(r.mmaOpen);
+      w.groups(r.mmaGroups);
+      w.list(r.storeOpen);
+      w.groups(r.storeGroups);
+    }
     return w.out.slice(0, w.n);
   }
 
   decode(w: Int32Array): MachineState {
-    const r = new WordReader(w, this.words);
+    const L = this.layout;
     const m = this.m;
-    const roles = m.roles.map((rc) => ({
-      pc: r.next(),
-      vars: r.take(rc.varNames.length),
-      steps: r.next(),
-      barState: r.next(),
-      mmaOpen: r.list(),
-      mmaGroups: r.groups(),
-      storeOpen: r.list(),
-      storeGroups: r.groups(),
-      tokens: r.take(rc.tokenNames.length),
-    }));
-    const namedN = m.usesNamedBarriers ? m.namedBarriers : 0;
-    const arefF = r.take(m.arefSlotCount);
-    const arefE = r.take(m.arefSlotCount);
-    const slotValue = r.take(m.slotCount);
-    const slotGeneric = r.take(m.slotCount);
-    const barriers = m.barrierInit.map(() => ({ valid: r.next(), phase: r.next(), pending: r.next(), expected: r.next(), tx: r.next(), observed: r.next() }));
-    const namedCount = r.take(namedN);
-    const namedThreads = r.take(namedN);
-    const tmaCount = r.next();
-    const tma: MachineState['tma'] = [];
-    for (let j = 0; j < tmaCount; j++) tma.push({ slot: r.next(), span: r.next(), barrier: r.next(), bytes: r.next(), value: r.next(), role: r.next() });
-    const present = r.bits();
-    const hb = {
-      present,
-      roles: r.eachBits(m.roles.length),
-      barPending: r.eachBits(m.barrierCount),
-      barDone: r.eachBits(m.barrierCount),
-      arefSlot: r.eachBits(m.arefSlotCount),
-      named: Array.from({ length: namedN }, (_, id) => (m.namedUsed[id] ? r.bits() : [])),
+    const at = (start: number, n: number): number[] => {
+      const xs = new Array<number>(n);
+      for (let j = 0; j < n; j++) xs[j] = w[start + j]!;
+      return xs;
     };
-    const asyncDone = r.next();
-    const s: MachineState = { roles, arefF, arefE, slotValue, slotGeneric, barriers, namedCount, namedThreads, tma, hb, asyncDone };
-    const kind = r.next();
-    if (kind > 0) {
-      const id = r.next();
-      const role = r.next();
-      const v: Violation = { kind: KINDS[kind - 1] ?? 'protocol', message: this.messages[id] ?? '?', role };
-      const loc = this.locs[id];
-      if (loc) v.loc = loc;
-      s.violation = v;
-    }
+    const bits = (start: number): number[] => {
+      const xs = new Array<number>(L.W);
+      for (let j = 0; j < L.W; j++) xs[j] = w[start + j]! >>> 0;
+      return xs;
+    };
+    const blocks = (start: number, n: number): number[][] => {
+      const out = new Array<number[]>(n);
+      for (let i = 0; i < n; i++) out[i] = bits(start + L.W * i);
+      return out;
+    };
+    const tail = new WordReader(w, L.W, L.fixedWords);
+    const tmaCount = tail.next();
+    const tma: MachineState['tma'] = [];
+    for (let j = 0; j < tmaCount; j++) tma.push({ slot: tail.next(), span: tail.next(), barrier: tail.next(), bytes: tail.next(), value: tail.next(), role: tail.next() });
+    const roles = m.roles.map((_, i) => {
+      const base = L.role[i]!;
+      return {
+        pc: w[base + ROLE_PC] ?? 0,
+        vars: at(base + ROLE_VARS, L.varCount[i]!),
+        steps: w[base + ROLE_STEPS] ?? 0,
+        barState: w[base + ROLE_BAR_STATE] ?? 0,
+        mmaOpen: tail.list(),
+        mmaGroups: tail.groups(),
+        storeOpen: tail.list(),
+        storeGroups: tail.groups(),
+        tokens: at(L.tokens[i]!, L.tokenCount[i]!),
+      };
+    });
+    const namedN = L.named.length;
+    const barriers = m.barrierInit.map((_, i) => {
+      const b = L.bar(i);
+      return { valid: w[b + BAR_VALID] ?? 0, phase: w[b + BAR_PHASE] ?? 0, pending: w[b + BAR_PENDING] ?? 0, expected: w[b + BAR_EXPECTED] ?? 0, tx: w[b + BAR_TX] ?? 0, observed: w[b + BAR_OBSERVED] ?? 0 };
+    });
+    const hb = {
+      present: bits(L.present),
+      roles: blocks(L.hbRoles, m.roles.length),
+      barPending: blocks(L.barPending, m.barrierCount),
+      barDone: blocks(L.barDone, m.barrierCount),
+      arefSlot: blocks(L.arefSlot, m.arefSlotCount),
+      named: Array.from({ length: namedN }, (_, id) => (L.named[id]! >= 0 ? bits(L.named[id]!) : [])),
+    };
+    const s: MachineState = {
+      roles,
+      arefF: at(L.arefF, m.arefSlotCount),
+      arefE: at(L.arefE, m.arefSlotCount),
+      slotValue: at(L.slotValue, m.slotCount),
+      slotGeneric: at(L.slotGeneric, m.slotCount),
+      barriers,
+      namedCount: at(L.namedCount, namedN),
+      namedThreads: at(L.namedThreads, namedN),
+      tma,
+      hb,
+      asyncDone: w[L.asyncDone] ?? 0,
+    };
+    const kind = w[L.violation] ?? 0;
+    if (kind > 0) s.violation = this.violationOf(kind, w[L.violation + 1] ?? 0, w[L.violation + 2] ?? 0);
     return s;
+  }
+
+  /** The violation a packed state's three violation words stand for. */
+  violationOf(kind: number, id: number, role: number): Violation {
+    const v: Violation = { kind: KINDS[kind - 1] ?? 'protocol', message: this.messages[id] ?? '?', role };
+    const loc = this.locs[id];
+    if (loc) v.loc = loc;
+    return v;
   }
 
   private intern(message: string, loc: Loc | undefined): number {
@@ -150,6 +189,25 @@ class WordWriter {
     this.out[this.n++] = x;
   }
 
+  /** Make room for n words from the start (the fixed part, written by offset). */
+  reserve(n: number): void {
+    if (this.out.length < n) this.out = new Int32Array(Math.max(n, 2 * this.out.length));
+  }
+
+  /** Write xs at a fixed offset (inside the reserved part); the range check of push applies. */
+  fixedAt(at: number, xs: readonly number[]): void {
+    for (let i = 0; i < xs.length; i++) {
+      const x = xs[i]!;
+      if ((x | 0) !== x) throw new RangeError(`state field ${x} does not fit the packed state's 32-bit words`);
+      this.out[at + i] = x;
+    }
+  }
+
+  /** Knowledge words at a fixed offset: unsigned, stored as their Int32 bit pattern. */
+  bitsAt(at: number, xs: readonly number[]): void {
+    for (let i = 0; i < xs.length; i++) this.out[at + i] = xs[i]! | 0;
+  }
+
   fixed(xs: readonly number[]): void {
     for (let i = 0; i < xs.length; i++) this.push(xs[i]!);
   }
@@ -176,13 +234,14 @@ class WordWriter {
 
 /** Reads words back in the order WordWriter wrote them. */
 class WordReader {
-  private i = 0;
+  private i: number;
   private readonly w: Int32Array;
   private readonly bitWords: number;
 
-  constructor(w: Int32Array, bitWords: number) {
+  constructor(w: Int32Array, bitWords: number, start: number) {
     this.w = w;
     this.bitWords = bitWords;
+    this.i = start;
   }
 
   next(): number {
@@ -200,12 +259,6 @@ class WordReader {
     const xs = new Array<number>(this.bitWords);
     for (let j = 0; j < this.bitWords; j++) xs[j] = (this.w[this.i++] ?? 0) >>> 0;
     return xs;
-  }
-
-  eachBits(n: number): number[][] {
-    const out: number[][] = [];
-    for (let j = 0; j < n; j++) out.push(this.bits());
-    return out;
   }
 
   list(): number[] {

@@ -6,7 +6,7 @@ import { InputError } from './diag.ts';
 import { programLevel, type Level, type Program } from './ir/program.ts';
 import { lowerProgram } from './lower.ts';
 import { compileMachine, SettleLimitError } from '../semantics/index.ts';
-import { programModel } from './verify/model.ts';
+import { packedModelOfMachine } from './verify/model.ts';
 import { refinementModel } from './verify/refinement.ts';
 import { buildReport, type Report } from './verify/report.ts';
 import { propertyStatuses, type PropertyStatus } from './verify/properties.ts';
@@ -67,8 +67,11 @@ function verifyAt(program: Program, level: Level, options: VerifyOptions): Repor
   const lowerIt = level === 'mbarrier' && programLevel(program) === 'aref';
   try {
     if (!lowerIt) {
-      const model = programModel(program, machineOptions);
-      return buildReport(model.machine, level, check(model, checkOptions(options)));
+      // the explorer runs on packed words; the report reads decoded states
+      const model = packedModelOfMachine(compileMachine(program, machineOptions));
+      const result = check(model, checkOptions(options));
+      const decoded = { ...result, violations: result.violations.map((v) => ({ ...v, trace: mapTraceStates(v.trace, (w) => model.packer.decode(w)) })) };
+      return buildReport(model.machine, level, decoded);
     }
     return refinementReport(program, lowerProgram(program), options);
   } catch (err) {

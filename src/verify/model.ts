@@ -1,6 +1,8 @@
 // A Program as a checker Model: the semantics' states and actions, the packed encoding,
 // and the properties of DESIGN.md as invariants (race, fifo, protocol); deadlock and
-// termination are decided by the explorer on the state graph.
+// termination are decided by the explorer on the state graph. Two models of one machine:
+// `modelOfMachine` on readable states (traces, every-K, refinement, the stepper) and
+// `packedModelOfMachine` on packed words (the explorer's hot loop, semantics/packed.ts).
 import type { Invariant, Model } from '../../checker/model.ts';
 import type { Program } from '../ir/program.ts';
 import {
@@ -18,6 +20,7 @@ import {
   type MachineState,
 } from '../../semantics/index.ts';
 import { StatePacker } from '../../semantics/pack.ts';
+import { PackedRules } from '../../semantics/packed.ts';
 import { AmpleSets } from '../../semantics/ample.ts';
 
 export const INVARIANT_KINDS = ['race', 'fifo', 'protocol'] as const;
@@ -26,15 +29,32 @@ export interface ProgramModel extends Model<MachineState, Action> {
   readonly machine: Machine;
 }
 
+export interface PackedProgramModel extends Model<Int32Array, Action> {
+  readonly machine: Machine;
+  readonly packer: StatePacker;
+}
+
 export function programModel(program: Program, options: MachineOptions = {}): ProgramModel {
   const machine = compileMachine(program, options);
   return modelOfMachine(machine);
 }
 
+/** What both models say the same way: action names, the parties of weak fairness. */
+type Naming = Pick<Model<unknown, Action>, 'formatAction' | 'actor' | 'actorName'>;
+
+function naming(machine: Machine): Required<Naming> {
+  const roles = machine.roles.length;
+  return {
+    formatAction: (a) => (a.kind === 'role' ? (machine.roles[a.role]?.name ?? `role${a.role}`) : a.kind === 'land' ? `TMA landing #${a.index}` : `${a.unit} retire (${machine.roles[a.role]?.name})`),
+    // parties for weak fairness: each role, the TMA unit, and each role's async units
+    actor: (a) => Math.min(31, a.kind === 'role' ? a.role : a.kind === 'land' ? roles : roles + 1 + a.role),
+    actorName: (actor) => (actor < roles ? (machine.roles[actor]?.name ?? `role${actor}`) : actor === roles ? 'TMA unit' : `async unit of ${machine.roles[actor - roles - 1]?.name}`),
+  };
+}
+
 export function modelOfMachine(machine: Machine): ProgramModel {
   const packer = new StatePacker(machine);
   const ample = new AmpleSets(machine);
-  const roles = machine.roles.length;
   const invariants: Invariant<MachineState>[] = INVARIANT_KINDS.map((kind) => ({
     kind,
     check: (s: MachineState) => (s.violation?.kind === kind ? s.violation.message : undefined),
@@ -54,12 +74,50 @@ export function modelOfMachine(machine: Machine): ProgramModel {
     explainDeadlock: (s) => blockedReasons(machine, s).join('\n'),
     encode: (s) => packer.encode(s),
     decode: (w) => packer.decode(w),
-    formatAction: (a) => (a.kind === 'role' ? (machine.roles[a.role]?.name ?? `role${a.role}`) : a.kind === 'land' ? `TMA landing #${a.index}` : `${a.unit} retire (${machine.roles[a.role]?.name})`),
-    // parties for weak fairness: each role, the TMA unit, and each role's async units
-    actor: (a) => Math.min(31, a.kind === 'role' ? a.role : a.kind === 'land' ? roles : roles + 1 + a.role),
-    actorName: (actor) => (actor < roles ? (machine.roles[actor]?.name ?? `role${actor}`) : actor === roles ? 'TMA unit' : `async unit of ${machine.roles[actor - roles - 1]?.name}`),
+    ...naming(machine),
     // every action executes one operation or completes one async op: the sum strictly grows
     progress: (s) => s.asyncDone + s.roles.reduce((sum, r) => sum + r.steps, 0),
     ample: (s, actions) => ample.choose(s, actions),
+  };
+}
+
+/**
+ * The same model on packed words: its states are the words the explorer stores, successors come
+ * from semantics/packed.ts, and a transition that file leaves to the readable rules (a violation,
+ * the end checks, a rare op) runs them on the decoded state. Decode a trace's states with `packer`.
+ */
+export function packedModelOfMachine(machine: Machine): PackedProgramModel {
+  const packer = new StatePacker(machine);
+  const rules = new PackedRules(machine, packer.layout);
+  const ample = new AmpleSets(machine);
+  const at = packer.layout.violation;
+  const invariants: Invariant<Int32Array>[] = INVARIANT_KINDS.map((kind, i) => ({
+    kind,
+    check: (w: Int32Array) => (w[at] === i + 1 ? packer.violationOf(i + 1, w[at + 1] ?? 0, w[at + 2] ?? 0).message : undefined),
+  }));
+  return {
+    machine,
+    packer,
+    initialStates: () => [packer.encode(settleAll(machine, initialState(machine)))],
+    actions: (w, out) => rules.enabled(w, out),
+    successor(w, a) {
+      const next = rules.step(w, a);
+      if (next) return next;
+      const s = packer.decode(w);
+      executeAction(machine, s, a);
+      return packer.encode(s);
+    },
+    nextState(w, a) {
+      return this.successor!(w, a).slice();
+    },
+    invariants,
+    isFinal: (w) => w[at] !== 0 || rules.isFinished(w),
+    explainDeadlock: (w) => blockedReasons(machine, packer.decode(w)).join('\n'),
+    // the words are the state: the explorer stores a copy, and never writes to what it reads
+    encode: (w) => w,
+    decode: (w) => w,
+    ...naming(machine),
+    progress: (w) => rules.progress(w),
+    ample: (w, actions) => ample.choose(packer.decode(w), actions),
   };
 }
