@@ -1,84 +1,156 @@
-// The stored states: each state's encoded words, back to back in chunks of Int32Array, with its
-// parent link and the index of the action that reached it. State ids are assigned in BFS order, so
-// the arena is also the BFS queue (expand ids 0, 1, 2, … while new ones are appended). The words
-// live in fixed-size chunks that are never copied: growing one big array would copy every state
-// stored so far each time (a tenth of the explorer's time on large lifted kernels) and hold the old
-// and the new array at once. Chunks double from 1,024 words up to 4 Mi words (16 MiB), so a small
-// check allocates little; a state never straddles two chunks.
+// The stored states: each state's encoded words, compressed to bytes (below), back to back in
+// chunks, with its parent link and the index of the action that reached it. State ids are
+// assigned in BFS order, so the arena is also the BFS queue (expand ids 0, 1, 2, … while new ones
+// are appended). The bytes live in fixed-size chunks that are never copied: growing one big array
+// would copy every state stored so far each time and hold the old and the new array at once.
+// Chunks double from 4 KiB up to 16 MiB, so a small check allocates little; a state never
+// straddles two chunks.
+//
+// Compression: each word is zigzag-mapped (0, −1, 1, −2, … → 0, 1, 2, 3, …) and written 7 bits
+// per byte, low bits first, the high bit of a byte saying another follows. The words of a state
+// are mostly small (program counters, loop counters, flags, short lists), so most take one byte
+// instead of four. The map is a bijection on word sequences, so equal states still have equal
+// bytes and the visited table compares bytes.
 
-import { ByteBudget, grow } from './growable.ts';
+import { ByteBudget, grow, MemoryLimitError } from './growable.ts';
 
 /** Largest action index a state's link can hold (Uint16Array). */
 export const MAX_ACTION_INDEX = 0xffff;
-const FIRST_CHUNK_WORDS = 1 << 10;
-const MAX_CHUNK_WORDS = 1 << 22;
+const FIRST_CHUNK_BYTES = 1 << 12;
+const MAX_CHUNK_BYTES = 1 << 24;
+/** Most bytes one word takes. */
+const MAX_WORD_BYTES = 5;
 
 export class StateArena {
   count = 0;
-  private readonly chunks: Int32Array[] = [];
-  private used = 0; // words used in the last chunk
-  private chunkOf: Uint32Array; // state id → its chunk
-  private starts: Uint32Array; // state id → its first word in that chunk
-  private lengths: Uint32Array; // state id → number of words
+  private readonly chunks: Uint8Array[] = [];
+  private used = 0; // bytes used in the last chunk
+  private chunkOf: Uint16Array; // state id → its chunk (65,536 chunks of at most 16 MiB)
+  private starts: Uint32Array; // state id → its first byte in that chunk
+  // a state's length is where the next one starts (states fill a chunk in id order), or the chunk's end
+  private readonly chunkEnds: number[] = [];
   private parents: Int32Array; // -1 for an initial state
   private actionIndices: Uint16Array; // index into actions(parent), or into initialStates()
+  /** scratch for decoding (expand) */
+  private unpacked = new Int32Array(64);
+  /** scratch for view, copied out */
+  private viewed = new Int32Array(64);
 
   private readonly budget: ByteBudget;
 
   constructor(budget: ByteBudget) {
     this.budget = budget;
-    this.chunkOf = budget.alloc(Uint32Array, 256);
+    this.chunkOf = budget.alloc(Uint16Array, 256);
     this.starts = budget.alloc(Uint32Array, 256);
-    this.lengths = budget.alloc(Uint32Array, 256);
     this.parents = budget.alloc(Int32Array, 256);
     this.actionIndices = budget.alloc(Uint16Array, 256);
   }
 
-  /** Store a new state; returns its id. */
+  /** Store a new state, compressed straight into the last chunk; returns its id. */
   append(stateWords: Int32Array, parent: number, actionIndex: number): number {
     const id = this.count;
-    const n = stateWords.length;
+    const room = MAX_WORD_BYTES * stateWords.length; // the most the state can take
     let last = this.chunks[this.chunks.length - 1];
-    if (last === undefined || this.used + n > last.length) {
+    if (last === undefined || this.used + room > last.length) {
       // a new chunk, twice the last (the rest of the last stays unused)
-      const size = last === undefined ? FIRST_CHUNK_WORDS : Math.min(MAX_CHUNK_WORDS, 2 * last.length);
-      last = this.budget.alloc(Int32Array, Math.max(size, n));
+      const size = last === undefined ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, 2 * last.length);
+      if (this.chunks.length > 0xffff) throw new MemoryLimitError('memory: the state arena is full (65,536 chunks)');
+      last = this.budget.alloc(Uint8Array, Math.max(size, room));
       this.chunks.push(last);
+      this.chunkEnds.push(0);
       this.used = 0;
     }
     if (id + 1 > this.parents.length) {
       this.chunkOf = grow(this.chunkOf, id + 1, this.budget);
       this.starts = grow(this.starts, id + 1, this.budget);
-      this.lengths = grow(this.lengths, id + 1, this.budget);
       this.parents = grow(this.parents, id + 1, this.budget);
       this.actionIndices = grow(this.actionIndices, id + 1, this.budget);
     }
     const at = this.used;
-    for (let i = 0; i < n; i++) last[at + i] = stateWords[i]!; // faster than set() for short states
-    this.used = at + n;
+    let j = at;
+    for (let i = 0; i < stateWords.length; i++) {
+      const x = stateWords[i]!;
+      let z = ((x << 1) ^ (x >> 31)) >>> 0;
+      while (z >= 0x80) {
+        last[j++] = (z & 0x7f) | 0x80;
+        z >>>= 7;
+      }
+      last[j++] = z;
+    }
+    this.used = j;
+    this.chunkEnds[this.chunks.length - 1] = j;
     this.chunkOf[id] = this.chunks.length - 1;
     this.starts[id] = at;
-    this.lengths[id] = n;
     this.parents[id] = parent;
     this.actionIndices[id] = actionIndex;
     this.count = id + 1;
     return id;
   }
 
-  /** The stored words of state `id` (a view: do not write to it). */
-  view(id: number): Int32Array {
-    const at = this.starts[id]!;
-    return this.chunks[this.chunkOf[id]!]!.subarray(at, at + this.lengths[id]!);
+  /** Bytes of state `id`. */
+  private lengthOf(id: number): number {
+    const chunk = this.chunkOf[id]!;
+    const end = id + 1 < this.count && this.chunkOf[id + 1] === chunk ? this.starts[id + 1]! : this.chunkEnds[chunk]!;
+    return end - this.starts[id]!;
   }
 
-  /** True when state `id` has exactly these words. */
+  /** The words of state `id`, decoded into a new array (the caller may keep it). */
+  view(id: number): Int32Array {
+    return this.decodeInto(id, false).slice();
+  }
+
+  /**
+   * The words of state `id`, decoded into the arena's scratch: valid until the next call to
+   * `expand` (the explorer's hot loop; a new array per state costs more than the decoding).
+   */
+  expand(id: number): Int32Array {
+    return this.decodeInto(id, true);
+  }
+
+  private decodeInto(id: number, scratch: boolean): Int32Array {
+    const bytes = this.chunks[this.chunkOf[id]!]!;
+    const length = this.lengthOf(id);
+    const end = this.starts[id]! + length;
+    // two scratches: a trace decoded while the explorer expands a state must not overwrite it
+    let out = scratch ? this.unpacked : this.viewed;
+    if (out.length < length) {
+      out = new Int32Array(2 * length);
+      if (scratch) this.unpacked = out;
+      else this.viewed = out;
+    }
+    let n = 0;
+    for (let i = this.starts[id]!; i < end; ) {
+      let z = 0;
+      let shift = 0;
+      let b: number;
+      do {
+        b = bytes[i++]!;
+        z |= (b & 0x7f) << shift;
+        shift += 7;
+      } while (b >= 0x80);
+      out[n++] = (z >>> 1) ^ -(z & 1);
+    }
+    return out.subarray(0, n);
+  }
+
+  /** True when state `id` has exactly these words (decoded as they are compared: a duplicate is never compressed). */
   equals(id: number, stateWords: Int32Array): boolean {
+    const bytes = this.chunks[this.chunkOf[id]!]!;
+    const end = this.starts[id]! + this.lengthOf(id);
     const n = stateWords.length;
-    if (this.lengths[id] !== n) return false;
-    const w = this.chunks[this.chunkOf[id]!]!;
-    const at = this.starts[id]!;
-    for (let i = 0; i < n; i++) if (w[at + i] !== stateWords[i]) return false;
-    return true;
+    let k = 0;
+    for (let i = this.starts[id]!; i < end; ) {
+      let z = 0;
+      let shift = 0;
+      let b: number;
+      do {
+        b = bytes[i++]!;
+        z |= (b & 0x7f) << shift;
+        shift += 7;
+      } while (b >= 0x80);
+      if (k === n || stateWords[k++] !== ((z >>> 1) ^ -(z & 1))) return false;
+    }
+    return k === n;
   }
 
   parent(id: number): number {

@@ -148,7 +148,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
         edges?.begin(id);
         if (violating.has(id)) continue;
 
-        const state = model.decode(arena.view(id));
+        const state = model.decode(arena.expand(id));
         actions.length = 0;
         model.actions(state, actions);
         const count = actions.length;

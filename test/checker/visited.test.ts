@@ -55,6 +55,31 @@ describe('visited table + arena', () => {
     );
   });
 
+  it('compresses words to bytes losslessly: any int32 sequence, extremes included, reads back equal and only equal words match', () => {
+    const word = fc.oneof(fc.integer({ min: -0x80000000, max: 0x7fffffff }), fc.constantFrom(-0x80000000, 0x7fffffff, -1, 0, 1, 63, 64, -64, -65, 0x3fffffff, -0x40000000));
+    fc.assert(
+      fc.property(fc.array(fc.array(word, { maxLength: 40 }), { minLength: 1, maxLength: 30 }), (lists) => {
+        const arena = new StateArena(new ByteBudget(Number.POSITIVE_INFINITY));
+        const states = lists.map((l) => Int32Array.from(l));
+        states.forEach((w, i) => arena.append(w, i - 1, 0));
+        states.forEach((w, i) => {
+          expect(Array.from(arena.view(i))).toEqual(Array.from(w));
+          states.forEach((other, j) => expect(arena.equals(i, other)).toBe(keyOf(other) === keyOf(states[i]!) || i === j));
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stores a state of small words in about a byte per word', () => {
+    const budget = new ByteBudget(Number.POSITIVE_INFINITY);
+    const small = new StateArena(budget);
+    const before = budget.used;
+    for (let i = 0; i < 10_000; i++) small.append(Int32Array.from({ length: 50 }, (_, j) => (i + j) % 60), i - 1, 0);
+    // 50 bytes of words, plus 18 bytes of links and offsets and the chunks' growth slack
+    expect((budget.used - before) / 10_000).toBeLessThan(50 + 30);
+  });
+
   it('stores states of any size in its chunks: larger than a chunk, and filling chunks unevenly', () => {
     const budget = new ByteBudget(Number.POSITIVE_INFINITY);
     const arena = new StateArena(budget);
