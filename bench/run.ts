@@ -17,6 +17,7 @@ import { galleryEntries, verifyEntry } from '../scripts/regen-traces.ts';
 import { benchExplorer } from './explorer.ts';
 import { benchEveryK, everyKTable } from './every-k.ts';
 import { SpinRunner, spinTools, type SpinInstance, type SpinResult } from './spin.ts';
+import { benchRaw, benchScale, rawTable, scaleTable, SCALE_LIMIT_MS } from './raw.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -181,6 +182,28 @@ async function main(argv: readonly string[]): Promise<void> {
   const pipelines = await benchPipelines(benchInstances(quick));
   sections.push('## arefcheck and SPIN on the pipeline family', '', pipelineSummary(pipelines), '', ...pipelineTable(pipelines), '');
   if (!tools.spin || !tools.gcc) sections.push('SPIN or gcc is not installed: no SPIN columns.', '');
+  if (!quick) {
+    const work = mkdtempSync(join(tmpdir(), 'arefcheck-bench-raw-'));
+    try {
+      const runner = tools.spin && tools.gcc ? new SpinRunner(work, 1) : undefined;
+      sections.push(
+        '## Without reduction: the explorer against pan -DNOREDUCE (bench/raw.ts)',
+        '',
+        'arefcheck `reduction: false` (`--no-por`) and pan built with `-DNOREDUCE`, full explorations in both. arefcheck *B/state*: every typed array of the explorer (compressed states, links, the visited table) over the states. *SPIN B/state stored*: pan\'s "state-vector as stored … + overhead" (its states alone); *total*: pan\'s "total actual memory usage" (its 2^24-slot hash table included) over its states. *B/state ratio* = arefcheck B/state / SPIN B/state stored; *time ratio* = arefcheck ms / pan wall ms.',
+        '',
+        ...rawTable(await benchRaw(runner)),
+        '',
+        `## The largest consumer count verified within ${SCALE_LIMIT_MS / 1000} s (bench/raw.ts)`,
+        '',
+        'D = 2C, P = 1, K = 64, reduction on in both tools (pan `-DSAFETY`), and arefcheck without it too, with a 16 GiB table limit; each goes up in C until it fails to verify within the limit.',
+        '',
+        ...scaleTable(await benchScale(runner)),
+        '',
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
   const familyK = 64;
   sections.push(
     `## The pipeline family, C = 1, K = ${familyK}, at both levels`,

@@ -25,6 +25,8 @@ export interface SpinInstance {
   readonly pending: number;
   readonly consumers: number;
   readonly iterations: number;
+  /** Partial-order reduction in pan (default on); false compiles with -DNOREDUCE. */
+  readonly reduction?: boolean;
 }
 
 export type SpinVerdict = 'verified' | 'deadlock' | 'safety';
@@ -38,6 +40,10 @@ export interface SpinResult {
   readonly transitions: number;
   /** State vector size in bytes, as pan reports it. */
   readonly stateVectorBytes: number;
+  /** Bytes pan stores per state ("state-vector as stored = N byte + M byte overhead"), when it says. */
+  readonly storedBytesPerState?: number;
+  /** pan's "total actual memory usage" in bytes (its hash table, states and stack), when it says. */
+  readonly totalBytes?: number;
   /** pan's own figure ("pan: elapsed time"), seconds. */
   readonly panSeconds: number;
   /** Wall time of ./pan as a child process, ms (includes process start and its hash-table allocation). */
@@ -58,13 +64,16 @@ interface ExecOutcome {
   readonly stderr: string;
   readonly code: number;
   readonly ms: number;
+  /** killed at the time limit */
+  readonly timedOut?: boolean;
 }
 
-function run(cmd: string, args: readonly string[], cwd: string): Promise<ExecOutcome> {
+function run(cmd: string, args: readonly string[], cwd: string, timeoutMs = 0): Promise<ExecOutcome> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd, maxBuffer: 64 * 2 ** 20 }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd, maxBuffer: 64 * 2 ** 20, timeout: timeoutMs }, (err, stdout, stderr) => {
       const ms = performance.now() - t0;
+      if (err?.killed && timeoutMs > 0) return resolve({ stdout, stderr, code: -1, ms, timedOut: true });
       if (err && typeof err.code !== 'number') return reject(new Error(`${cmd}: ${err.message}`));
       resolve({ stdout, stderr, code: err ? Number(err.code) : 0, ms });
     });
@@ -86,13 +95,17 @@ export function parsePanOutput(output: string): Omit<SpinResult, 'runMs' | 'comp
   const elapsed = /pan: elapsed time ([\d.e+-]+) seconds/.exec(output);
   const panSeconds = elapsed?.[1] ? Number(elapsed[1]) : 0;
   const reason = /^pan:\d+: (.*)$/m.exec(output)?.[1];
+  const stored = /state-vector as stored = (\d+) byte \+ (\d+) byte overhead/.exec(output);
+  const storedBytesPerState = stored?.[1] && stored[2] ? Number(stored[1]) + Number(stored[2]) : undefined;
+  const total = /([\d.]+)\s+total actual memory usage/.exec(output);
+  const totalBytes = total?.[1] ? Math.round(Number(total[1]) * 2 ** 20) : undefined;
   let verdict: SpinVerdict = 'verified';
   if (errors > 0) {
     if (reason?.startsWith('invalid end state')) verdict = 'deadlock';
     else if (reason?.startsWith('assertion violated')) verdict = 'safety';
     else throw new Error(`pan: ${errors} error(s) of an unknown kind:\n${output}`);
   }
-  return { verdict, errors, ...(reason !== undefined ? { reason } : {}), states, transitions, stateVectorBytes, panSeconds };
+  return { verdict, errors, ...(reason !== undefined ? { reason } : {}), states, transitions, stateVectorBytes, ...(storedBytesPerState !== undefined ? { storedBytesPerState } : {}), ...(totalBytes !== undefined ? { totalBytes } : {}), panSeconds };
 }
 
 /**
@@ -111,8 +124,10 @@ export class SpinRunner {
     this.concurrency = Math.max(1, concurrency);
   }
 
-  /** Verify one instance (compiling its pan first unless this runner already did). */
-  async verify(inst: SpinInstance): Promise<SpinResult> {
+  /** Verify one instance (compiling its pan first unless this runner already did); with a time limit, 'timeout' when pan runs past it. */
+  async verify(inst: SpinInstance): Promise<SpinResult>;
+  async verify(inst: SpinInstance, timeoutMs: number): Promise<SpinResult | 'timeout'>;
+  async verify(inst: SpinInstance, timeoutMs = 0): Promise<SpinResult | 'timeout'> {
     return this.limited(async () => {
       const key = instanceKey(inst);
       let build = this.compiled.get(key);
@@ -122,7 +137,8 @@ export class SpinRunner {
         this.compiled.set(key, build);
       }
       const { dir, ms } = await build;
-      const pan = await run('./pan', ['-m100000'], dir);
+      const pan = await run('./pan', ['-m100000'], dir, timeoutMs);
+      if (pan.timedOut) return 'timeout';
       const output = pan.stdout + pan.stderr;
       return { ...parsePanOutput(output), runMs: pan.ms, compileMs: fresh ? ms : 0, output };
     });
@@ -155,7 +171,7 @@ export class SpinRunner {
     const defines = [`-DD=${inst.depth}`, `-DK=${inst.iterations}`, `-DP=${inst.pending}`, `-DC=${inst.consumers}`];
     const spin = await run('spin', ['-a', ...defines, model], dir);
     if (spin.code !== 0) throw new Error(`spin -a ${defines.join(' ')} ${model} failed:\n${spin.stdout}${spin.stderr}`);
-    const gcc = await run('gcc', ['-O2', '-DSAFETY', '-o', 'pan', 'pan.c'], dir);
+    const gcc = await run('gcc', ['-O2', '-DSAFETY', ...(inst.reduction === false ? ['-DNOREDUCE'] : []), '-o', 'pan', 'pan.c'], dir);
     if (gcc.code !== 0) throw new Error(`gcc pan.c failed for ${key}:\n${gcc.stderr}`);
     return { dir, ms: spin.ms + gcc.ms };
   }
@@ -175,5 +191,5 @@ export class SpinRunner {
 }
 
 export function instanceKey(inst: SpinInstance): string {
-  return `${SPIN_MODEL[inst.level].replace('.pml', '')}-D${inst.depth}-P${inst.pending}-C${inst.consumers}-K${inst.iterations}`;
+  return `${SPIN_MODEL[inst.level].replace('.pml', '')}-D${inst.depth}-P${inst.pending}-C${inst.consumers}-K${inst.iterations}${inst.reduction === false ? '-noreduce' : ''}`;
 }
