@@ -35,6 +35,8 @@ export class StateArena {
   private unpacked = new Int32Array(64);
   /** scratch for view, copied out */
   private viewed = new Int32Array(64);
+  /** scratch for equals (called while the explorer holds its expand scratch) */
+  private compared = new Int32Array(64);
 
   private readonly budget: ByteBudget;
 
@@ -108,16 +110,20 @@ export class StateArena {
   }
 
   private decodeInto(id: number, scratch: boolean): Int32Array {
-    const bytes = this.chunks[this.chunkOf[id]!]!;
-    const length = this.lengthOf(id);
-    const end = this.starts[id]! + length;
     // two scratches: a trace decoded while the explorer expands a state must not overwrite it
     let out = scratch ? this.unpacked : this.viewed;
-    if (out.length < length) {
-      out = new Int32Array(2 * length);
+    if (out.length < this.lengthOf(id)) {
+      out = new Int32Array(2 * this.lengthOf(id));
       if (scratch) this.unpacked = out;
       else this.viewed = out;
     }
+    return out.subarray(0, this.decode(id, out));
+  }
+
+  /** Decode state `id` into `out` (room for one word per byte); returns the word count. */
+  private decode(id: number, out: Int32Array): number {
+    const bytes = this.chunks[this.chunkOf[id]!]!;
+    const end = this.starts[id]! + this.lengthOf(id);
     let n = 0;
     for (let i = this.starts[id]!; i < end; ) {
       let z = 0;
@@ -130,27 +136,19 @@ export class StateArena {
       } while (b >= 0x80);
       out[n++] = (z >>> 1) ^ -(z & 1);
     }
-    return out.subarray(0, n);
+    return n;
   }
 
-  /** True when state `id` has exactly these words (decoded as they are compared: a duplicate is never compressed). */
+  /** True when state `id` has exactly these words (a duplicate successor is never compressed). */
   equals(id: number, stateWords: Int32Array): boolean {
-    const bytes = this.chunks[this.chunkOf[id]!]!;
-    const end = this.starts[id]! + this.lengthOf(id);
-    const n = stateWords.length;
-    let k = 0;
-    for (let i = this.starts[id]!; i < end; ) {
-      let z = 0;
-      let shift = 0;
-      let b: number;
-      do {
-        b = bytes[i++]!;
-        z |= (b & 0x7f) << shift;
-        shift += 7;
-      } while (b >= 0x80);
-      if (k === n || stateWords[k++] !== ((z >>> 1) ^ -(z & 1))) return false;
-    }
-    return k === n;
+    // a state of n words takes n to 5n bytes
+    const length = this.lengthOf(id);
+    if (length < stateWords.length || length > MAX_WORD_BYTES * stateWords.length) return false;
+    if (this.compared.length < length) this.compared = new Int32Array(2 * length);
+    const n = this.decode(id, this.compared);
+    if (n !== stateWords.length) return false;
+    for (let k = 0; k < n; k++) if (this.compared[k] !== stateWords[k]) return false;
+    return true;
   }
 
   parent(id: number): number {

@@ -67,9 +67,7 @@ export class StateLayout {
   readonly arefSlot: number;
   /** per named barrier id, its holder's first word, or −1 when no op names it (no words) */
   readonly named: Int32Array;
-  /** the knowledge holders of the fixed part are the W-word blocks from hbRoles up to here */
-  readonly holdersEnd: number;
-  /** first word of the tail: the tma count */
+  /** first word of the tail (the tma count); the knowledge holders of the fixed part are the W-word blocks from hbRoles up to here */
   readonly fixedWords: number;
 
   constructor(m: Machine) {
@@ -110,7 +108,6 @@ export class StateLayout {
     this.arefSlot = take(this.W * m.arefSlotCount);
     this.named = new Int32Array(namedN).fill(-1);
     for (let id = 0; id < namedN; id++) if (m.namedUsed[id]) this.named[id] = take(this.W);
-    this.holdersEnd = at;
     this.fixedWords = at;
   }
 

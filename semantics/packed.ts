@@ -26,7 +26,7 @@ import {
   TMA_WORDS,
   type StateLayout,
 } from './layout.ts';
-import { ABSENT, MAX_VALUE, NO_VALUE, type CExpr, type Machine } from './machine.ts';
+import { ABSENT, MAX_VALUE, NO_VALUE, slotId, type CExpr, type Machine } from './machine.ts';
 import { waitMisses } from './hb.ts';
 import { MAX_COUNT } from './mbarrier.ts';
 import { unitRoles } from './async.ts';
@@ -274,7 +274,7 @@ export class PackedRules {
     const ref = instr.refs[i]!;
     const idx = this.peek(ref.index, r);
     if (!Number.isInteger(idx) || idx < 0 || idx >= ref.res.size) return -1;
-    return ref.res.space === 'barrier' ? ref.res.base + idx : ref.res.space === 'aref' ? ref.res.base + idx : this.m.arefSlotCount + ref.res.base + idx;
+    return ref.res.space === 'barrier' ? ref.res.base + idx : slotId(this.m, ref.res, idx);
   }
 
   /** As peekResolve, where the readable rules would report a violation instead. */
@@ -330,7 +330,7 @@ export class PackedRules {
     const L = this.L;
     const word = e >>> 5;
     const mask = ~(1 << (e & 31));
-    for (let k = L.hbRoles; k < L.holdersEnd; k += L.W) w[k + word]! &= mask;
+    for (let k = L.hbRoles; k < L.fixedWords; k += L.W) w[k + word]! &= mask;
     for (let q = 0; q < 2 * L.roleCount; q++) {
       let p = this.groupsAt[q]!;
       const g = w[p++]!;
@@ -360,7 +360,7 @@ export class PackedRules {
     const b0 = this.evCount + PHASE_BITS * b;
     const w = this.w;
     const L = this.L;
-    for (let k = L.hbRoles; k < L.holdersEnd; k += L.W) this.age(k, b0);
+    for (let k = L.hbRoles; k < L.fixedWords; k += L.W) this.age(k, b0);
     for (let q = 0; q < 2 * L.roleCount; q++) {
       let p = this.groupsAt[q]!;
       const g = w[p++]!;
