@@ -2,8 +2,8 @@
 // footprints (footprint.ts). The processes are the roles, each in-flight TMA copy, and each
 // role's two async units. Starting from one enabled action, the set is closed under:
 //   - an enabled action in the set brings in every process that may ever touch what it touches
-//     (a role through its future from its pc, a copy through its slot and barrier, a unit through
-//     the slots it still reads);
+//     (a role through its future from its position, positions.ts, a copy through its slot and
+//     barrier, a unit through the slots it still reads);
 //   - a disabled process in the set brings in the processes that can enable it (a wait on b: the
 //     roles whose future touches b and the copies landing on b; a unit: a partner that lacks a
 //     committed group, whose commit alone can give it one).
@@ -11,7 +11,7 @@
 // the set runs, so the set is persistent (Godefroid 1996, ch. 4). The explorer adds the rest
 // when an action of the set leads to a violation (visibility), and uses the reduction only where
 // the state graph is acyclic (a progress measure), which makes the cycle proviso hold trivially.
-import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject, objectSpace, staticTouches, type ObjectSpace, type Touch } from './footprint.ts';
+import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject, objectSpace, positionTouches, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
 import { hasOutstanding, unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
@@ -19,6 +19,7 @@ import { StuckBarriers, threadsMissing, unitProcess, type Stuck } from './stuck.
 import type { Machine } from './machine.ts';
 import { BAR_FREE, type MachineState } from './state.ts';
 import { currentOp, type Action } from './step.ts';
+import { CodePositions, UnrolledPositions } from './positions.ts';
 
 const UNITS = ['mma', 'store'] as const;
 type Unit = (typeof UNITS)[number];
@@ -33,9 +34,11 @@ export class AmpleSets {
   constructor(m: Machine) {
     this.m = m;
     this.o = objectSpace(m);
-    const touches = staticTouches(m, this.o);
-    this.futures = new Futures(m, this.o, touches);
-    this.horizons = new Horizons(m, this.o, touches);
+    // unrolled when the roles' op sequences are short enough: every operand known, no loop to stop at
+    const positions = UnrolledPositions.of(m) ?? new CodePositions(m);
+    const touches = positionTouches(m, this.o, positions);
+    this.futures = new Futures(m, this.o, positions, touches);
+    this.horizons = new Horizons(m, this.o, positions, touches);
     this.stuck = new StuckBarriers(m, this.o, this.futures, this.horizons);
   }
 
@@ -45,6 +48,7 @@ export class AmpleSets {
    */
   choose(s: MachineState, actions: readonly Action[]): number[] | undefined {
     if (actions.length <= 1 || s.violation) return undefined;
+    this.stuck.newState(); // the analyses of the last state are no longer needed
     const ctx = new Closure(this.m, this.o, this.futures, this.horizons, this.stuck, s, actions);
     let best: number[] | undefined;
     // seeds: copies first (they are the bulk of the interleavings), then units, then roles
@@ -206,13 +210,14 @@ class Closure {
   private horizon(q: number): number | undefined {
     const rs = this.s.roles[q];
     if (!rs) return undefined;
-    // no wait with constant operands ahead in straight-line code: nothing to stop at
-    const k = this.horizons.firstWait(q, rs.pc);
-    if (k >= this.horizons.waits[q]!.length || this.horizons.waits[q]![k]! >= this.horizons.straightEnd(q, rs.pc)) return undefined;
+    // no wait with known operands ahead in straight-line code: nothing to stop at
+    const at = this.horizons.positions.of(q, rs);
+    const k = this.horizons.firstWait(q, at);
+    if (k >= this.horizons.waits[q]!.length || this.horizons.waits[q]![k]! >= this.horizons.straightEnd(q, at)) return undefined;
     const stop = this.stuckNow().stop[q] ?? -1;
     if (stop < 0) return undefined;
     // a bar.sync at the stop arrives before it blocks: that op is within the horizon
-    const op = this.m.roles[q]?.code[stop];
+    const op = this.horizons.positions.instr(q, stop);
     return op?.kind === 'op' && op.op.kind === 'bar.sync' ? stop + 1 : stop;
   }
 
@@ -389,7 +394,8 @@ class Closure {
    * In each case the outside updates alone cannot complete the phase.
    */
   private commutesWith(b: number, own: BarrierUpdates, st: Stuck): boolean {
-    const { m, s, inSet } = this;
+    const { s, inSet } = this;
+    const positions = this.horizons.positions;
     const bar = s.barriers[b]!;
     const arrivals = own.arrivals + st.counts[3 * b]!;
     if (arrivals !== bar.pending) return arrivals < bar.pending;
@@ -398,11 +404,13 @@ class Closure {
     const x = barrierObject(this.o, b);
     for (let p = 0; p < this.R; p++) {
       const ps = s.roles[p];
-      const n = m.roles[p]?.code.length ?? 0;
-      if (inSet[p] || !ps || ps.pc >= n) continue;
+      const n = positions.length(p);
+      if (inSet[p] || !ps) continue;
+      const at = positions.of(p, ps);
+      if (at >= n) continue;
       const stop = st.stop[p]!;
-      const end = stop >= 0 ? stop : this.horizons.straightEnd(p, ps.pc);
-      if (this.horizons.readsIn(p, x, ps.pc, end)) return false;
+      const end = stop >= 0 ? stop : this.horizons.straightEnd(p, at);
+      if (this.horizons.readsIn(p, x, at, end)) return false;
       if (stop < 0 && end < n && this.futures.conflicts(p, end, { reads: [], writes: [x] })) return false; // past a loop or branch
     }
     return true;
@@ -410,14 +418,16 @@ class Closure {
 
   /** Add every process other than `selfRole` / `selfProcess` that may do something conflicting with `touch`. */
   private conflicts(touch: Plain, selfRole: number, selfProcess: number, add: (p: number) => void): void {
-    const { m, s } = this;
+    const s = this.s;
+    const positions = this.horizons.positions;
     for (let q = 0; q < this.R; q++) {
       const qs = s.roles[q];
       if (q === selfRole || !qs) continue;
-      if (qs.pc < (m.roles[q]?.code.length ?? 0) && this.futures.conflicts(q, qs.pc, touch)) {
+      const at = positions.of(q, qs);
+      if (at < positions.length(q) && this.futures.conflicts(q, at, touch)) {
         // what q can do before it blocks at a wait only the set can release
         const h = this.horizon(q);
-        if (h !== undefined && !this.horizons.conflictsIn(q, qs.pc, h, touch)) continue;
+        if (h !== undefined && !this.horizons.conflictsIn(q, at, h, touch)) continue;
         if (this.deferring && this.actionOf[q]! < 0) this.defer(q);
         else add(q);
       }

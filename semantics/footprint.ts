@@ -15,6 +15,7 @@ import type { Expr, Op } from '../src/ir/program.ts';
 import type { CRef, Instr, Machine } from './machine.ts';
 import { slotId } from './machine.ts';
 import { BAR_RELEASED, type MachineState } from './state.ts';
+import type { Positions } from './positions.ts';
 
 /** Touches everything: init and inval reset every role's phase knowledge of a barrier. */
 export const GLOBAL = 'global' as const;
@@ -184,6 +185,22 @@ export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInst
   }, true);
 }
 
+/** A resolver that evaluates operands with fixed loop variables; `token`: the barriers a wait.token may name. */
+function resolverAt(o: ObjectSpace, instr: OpInstr, vars: readonly number[], token: () => readonly number[]): Resolver {
+  const evaluate = (f: ((vars: readonly number[]) => number) | undefined, size: number): number[] | undefined => {
+    try {
+      return inRange(f?.(vars), size);
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    elements: (_k, ref) => evaluate(ref.index, ref.res.size),
+    namedIds: () => evaluate(instr.args[0], o.named),
+    tokenBarriers: token,
+  };
+}
+
 /**
  * What role r's current op touches in state s: the resolved elements. An index or id that cannot
  * be evaluated or is out of range makes the op report a protocol error: it touches everything.
@@ -193,29 +210,28 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
   if (!rs) return GLOBAL;
   // leaving a bar.sync that released the role changes only the role's own pc and flag
   if (instr.op.kind === 'bar.sync' && rs.barState === BAR_RELEASED) return { reads: [], writes: [] };
-  const evaluate = (f: ((vars: readonly number[]) => number) | undefined, size: number): number[] | undefined => {
-    try {
-      return inRange(f?.(rs.vars), size);
-    } catch {
-      return undefined;
-    }
-  };
-  return touchWith(m, o, r, instr, {
-    elements: (_k, ref) => evaluate(ref.index, ref.res.size),
-    namedIds: () => evaluate(instr.args[0], o.named),
-    tokenBarriers: () => {
-      const t = instr.token === undefined ? -1 : (rs.tokens[instr.token] ?? -1);
-      return t >= 0 ? [t >> 2] : [];
-    },
-  }, false);
+  return touchWith(m, o, r, instr, resolverAt(o, instr, rs.vars, () => {
+    const t = instr.token === undefined ? -1 : (rs.tokens[instr.token] ?? -1);
+    return t >= 0 ? [t >> 2] : [];
+  }), false);
 }
 
 /**
- * Every role's static touch per pc (undefined where the instruction is not an op), computed once
- * for the futures and the horizons.
+ * What each role's op at each position may touch (undefined where the instruction is not an op),
+ * computed once for the futures and the horizons: in code positions the static touch, in unrolled
+ * positions the op's operands evaluated with the loop variables it runs with (a wait.token's
+ * token may still name any barrier).
  */
-export function staticTouches(m: Machine, o: ObjectSpace): (Touch | undefined)[][] {
-  return m.roles.map((role, r) => role.code.map((instr) => (instr.kind === 'op' ? staticTouch(m, o, r, instr) : undefined)));
+export function positionTouches(m: Machine, o: ObjectSpace, p: Positions): (Touch | undefined)[][] {
+  const anyBarrier = range(o.barriers);
+  return m.roles.map((_, r) =>
+    Array.from({ length: p.length(r) }, (_, i) => {
+      const instr = p.instr(r, i);
+      if (instr?.kind !== 'op') return undefined;
+      const vars = p.varsAt(r, i);
+      return vars === undefined ? staticTouch(m, o, r, instr) : touchWith(m, o, r, instr, resolverAt(o, instr, vars, () => anyBarrier), true);
+    }),
+  );
 }
 
 /**
@@ -242,11 +258,11 @@ export class Futures {
   /** per role: rows of barrierWords (may arrive on), one per pc and one for "finished" */
   private readonly arriveSets: Uint32Array[];
 
-  /** `touches`: staticTouches(m, o) */
-  constructor(m: Machine, o: ObjectSpace, touches: readonly (readonly (Touch | undefined)[])[]) {
+  /** `touches`: positionTouches(m, o, p) */
+  constructor(m: Machine, o: ObjectSpace, p: Positions, touches: readonly (readonly (Touch | undefined)[])[]) {
     const w = (this.words = Math.max(1, Math.ceil(o.count / 32)));
-    this.sets = m.roles.map((role, r) =>
-      backwardUnion(role.code, 2 * w, (pc, sets, row) => {
+    this.sets = m.roles.map((_, r) =>
+      backwardUnion(p, r, 2 * w, (pc, sets, row) => {
         const t = touches[r]?.[pc];
         if (t === undefined) return;
         if (t === GLOBAL) return void sets.fill(0xffffffff, row, row + 2 * w);
@@ -258,9 +274,9 @@ export class Futures {
       }),
     );
     const bw = (this.barrierWords = Math.max(1, Math.ceil(o.barriers / 32)));
-    this.arriveSets = m.roles.map((role, r) =>
-      backwardUnion(role.code, bw, (pc, sets, row) => {
-        const instr = role.code[pc];
+    this.arriveSets = m.roles.map((_, r) =>
+      backwardUnion(p, r, bw, (pc, sets, row) => {
+        const instr = p.instr(r, pc);
         const t = touches[r]?.[pc];
         if (instr?.kind !== 'op' || t === undefined) return;
         const bs = arrivalsOf(o, instr, t);
@@ -305,19 +321,19 @@ const setBit = (sets: Uint32Array, row: number, x: number): void => {
 };
 
 /**
- * Rows of `width` words per pc (and one, empty, for "finished"): row(pc) = own(pc) ∪ row of every
- * successor, iterated to a fixed point (loops jump back). `own` sets pc's own bits in its row; it
- * is called once per pc, before the iteration.
+ * Rows of `width` words per position of role r (and one, empty, for "finished"): row(i) = own(i) ∪
+ * the row of every successor, iterated to a fixed point (loops jump back; unrolled positions need
+ * one pass). `own` sets i's own bits in its row; it is called once per position, before the iteration.
  */
-function backwardUnion(code: readonly Instr[], width: number, own: (pc: number, sets: Uint32Array, row: number) => void): Uint32Array {
-  const n = code.length;
+function backwardUnion(p: Positions, r: number, width: number, own: (pc: number, sets: Uint32Array, row: number) => void): Uint32Array {
+  const n = p.length(r);
   const sets = new Uint32Array((n + 1) * width);
   for (let pc = 0; pc < n; pc++) own(pc, sets, pc * width);
   for (let changed = true; changed; ) {
     changed = false;
     for (let pc = n - 1; pc >= 0; pc--) {
       const row = pc * width;
-      for (const next of successors(code[pc]!, pc)) {
+      for (const next of p.successors(r, pc)) {
         const nrow = Math.min(next, n) * width;
         for (let i = 0; i < width; i++) {
           const merged = (sets[row + i]! | sets[nrow + i]!) >>> 0;
@@ -330,19 +346,4 @@ function backwardUnion(code: readonly Instr[], width: number, own: (pc: number, 
     }
   }
   return sets;
-}
-
-function successors(instr: Instr, pc: number): number[] {
-  switch (instr.kind) {
-    case 'op':
-      return [pc + 1];
-    case 'loop-init':
-      return [pc + 1, instr.exit];
-    case 'loop-next':
-      return [instr.body, pc + 1];
-    case 'branch':
-      return [pc + 1, instr.target];
-    case 'jump':
-      return [instr.target];
-  }
 }

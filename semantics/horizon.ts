@@ -1,17 +1,20 @@
 // Where a role's straight-line code touches what: per object the positions of the ops that touch
-// it (and that write it), the positions of its waits with constant operands, and what its counting
-// ops add to each barrier. The reduction (ample.ts, stuck.ts) uses it to bound what a role can do
-// before it blocks: on any path of actions outside an ample set, a role stops at a wait on a
-// barrier whose phase cannot complete there — so only its ops before that wait can conflict with
-// the set. Lifted PTX is one straight line per role, which is where this pays.
+// it (and that write it), the positions of its waits with known operands, and what its counting
+// ops add to each barrier. Positions are those of positions.ts: pcs, where operands are known when
+// constant, or the ops of a role's unrolled sequence, where all are. The reduction (ample.ts,
+// stuck.ts) uses it to bound what a role can do before it blocks: on any path of actions outside
+// an ample set, a role stops at a wait on a barrier whose phase cannot complete there — so only
+// its ops before that wait can conflict with the set. Lifted PTX is one straight line per role,
+// and a looped program unrolls into one.
 import type { Expr } from '../src/ir/program.ts';
 import { arrivalsOf, GLOBAL, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
-import type { Machine } from './machine.ts';
+import type { CExpr, Machine } from './machine.ts';
+import { valueAt, type Positions } from './positions.ts';
 
 export class Horizons {
-  /** per role: the first position at or after pc that is not an op (a loop or branch), per pc */
-  private readonly straightUntil: Int32Array[];
+  /** the position space every position here is in (positions.ts) */
+  readonly positions: Positions;
   /** per role: positions of `wait` ops whose barrier and parity are constants, ascending */
   readonly waits: Int32Array[];
   /** per role: the barrier each of those waits names */
@@ -36,13 +39,17 @@ export class Horizons {
   private readonly effectStart: Int32Array[];
   private readonly effectBarrier: Int32Array[];
   private readonly effectCounts: Float64Array[];
+  /** per role: the counters its effects touch, with their running sums (unrolled positions only, see `sumsIn`) */
+  private readonly sums: RangeSums[][] = [];
 
-  /** `touches`: staticTouches(m, o) */
-  constructor(m: Machine, o: ObjectSpace, touches: readonly (readonly (Touch | undefined)[])[]) {
+  /** `touches`: positionTouches(m, o, p) */
+  constructor(m: Machine, o: ObjectSpace, p: Positions, touches: readonly (readonly (Touch | undefined)[])[]) {
+    this.positions = p;
     const params = m.params;
     const isConstant = (e: Expr): boolean =>
       e.kind === 'num' || (e.kind === 'var' ? params.has(e.name) : e.kind === 'un' ? isConstant(e.arg) : isConstant(e.left) && isConstant(e.right));
-    this.straightUntil = [];
+    // an operand's value at position i of role r: fixed there (unrolled), or a constant
+    const value = (r: number, i: number, e: Expr, f: CExpr | undefined): number | undefined => nonNegative(valueAt(p, r, i, f, isConstant(e)));
     this.waits = [];
     this.waitBarriers = [];
     this.waitParities = [];
@@ -54,24 +61,27 @@ export class Horizons {
     this.effectBarrier = [];
     this.effectCounts = [];
     const namedThreads = (this.namedThreads = new Float64Array(o.named).fill(Infinity));
-    const namedId = (instr: OpInstr): number | undefined => {
+    const namedId = (r: number, i: number, instr: OpInstr): number | undefined => {
       const op = instr.op;
-      if ((op.kind !== 'bar.sync' && op.kind !== 'bar.arrive') || !isConstant(op.id)) return undefined;
-      const id = constantIndex(() => instr.args[0]!([]));
+      if (op.kind !== 'bar.sync' && op.kind !== 'bar.arrive') return undefined;
+      const id = value(r, i, op.id, instr.args[0]);
       return id !== undefined && id < o.named ? id : undefined;
     };
-    m.roles.forEach((role) =>
-      role.code.forEach((instr) => {
-        if (instr.kind !== 'op' || (instr.op.kind !== 'bar.sync' && instr.op.kind !== 'bar.arrive')) return;
-        const id = namedId(instr);
-        const n = isConstant(instr.op.threads) ? constantIndex(() => instr.args[1]!([])) : undefined;
-        for (const x of id === undefined ? Array.from({ length: o.named }, (_, i) => i) : [id]) namedThreads[x] = n === undefined || n <= 0 ? 0 : Math.min(namedThreads[x]!, n);
-      }),
-    );
+    const opAt = (r: number, i: number): OpInstr | undefined => {
+      const instr = p.instr(r, i);
+      return instr?.kind === 'op' ? instr : undefined;
+    };
+    m.roles.forEach((_, r) => {
+      for (let i = 0; i < p.length(r); i++) {
+        const instr = opAt(r, i);
+        if (!instr || (instr.op.kind !== 'bar.sync' && instr.op.kind !== 'bar.arrive')) continue;
+        const id = namedId(r, i, instr);
+        const n = value(r, i, instr.op.threads, instr.args[1]);
+        for (const x of id === undefined ? Array.from({ length: o.named }, (_, k) => k) : [id]) namedThreads[x] = n === undefined || n <= 0 ? 0 : Math.min(namedThreads[x]!, n);
+      }
+    });
     m.roles.forEach((role, r) => {
-      const n = role.code.length;
-      const until = new Int32Array(n + 1).fill(n);
-      for (let pc = n - 1; pc >= 0; pc--) until[pc] = role.code[pc]!.kind === 'op' ? until[pc + 1]! : pc;
+      const n = p.length(r);
       const waits: number[] = [];
       const waitBarriers: number[] = [];
       const waitParities: number[] = [];
@@ -87,20 +97,22 @@ export class Horizons {
         if (list === undefined) map.set(x, [pc]);
         else if (list[list.length - 1] !== pc) list.push(pc);
       };
-      role.code.forEach((instr, pc) => {
-        if (instr.kind !== 'op') return;
-        // the index is a constant (no loop variable, no symbolic parameter): resolve it once
+      for (let pc = 0; pc < n; pc++) {
+        const instr = opAt(r, pc);
+        if (!instr) continue;
+        // the barrier and parity are known here (no loop variable, or unrolled): resolve them once
         const ref = instr.refs[0];
-        if (instr.op.kind === 'wait' && ref && isConstant(instr.op.target.index) && isConstant(instr.op.parity)) {
-          const index = constantIndex(() => ref.index([]));
-          if (index !== undefined && index < ref.res.size) {
+        if (instr.op.kind === 'wait' && ref) {
+          const index = value(r, pc, instr.op.target.index, ref.index);
+          const parity = value(r, pc, instr.op.parity, instr.args[0]);
+          if (index !== undefined && index < ref.res.size && (isConstant(instr.op.parity) || parity !== undefined)) {
             waits.push(pc);
             waitBarriers.push(ref.res.base + index);
-            waitParities.push(constantIndex(() => instr.args[0]!([])) ?? -1);
+            waitParities.push(parity ?? -1);
           }
         }
-        if (instr.op.kind === 'bar.sync' && isConstant(instr.op.threads)) {
-          const id = namedId(instr);
+        if (instr.op.kind === 'bar.sync' && value(r, pc, instr.op.threads, instr.args[1]) !== undefined) {
+          const id = namedId(r, pc, instr);
           if (id !== undefined) {
             waits.push(pc);
             waitBarriers.push(o.barriers + id);
@@ -108,8 +120,11 @@ export class Horizons {
           }
         }
         const t = touches[r]?.[pc];
-        if (t === undefined) return;
-        if (t === GLOBAL) return void globalAt.push(pc);
+        if (t === undefined) continue;
+        if (t === GLOBAL) {
+          globalAt.push(pc);
+          continue;
+        }
         for (const x of t.reads) {
           note(touchAt, x, pc);
           note(readAt, x, pc);
@@ -118,23 +133,24 @@ export class Horizons {
           note(touchAt, x, pc);
           note(writeAt, x, pc);
         }
-      });
-      role.code.forEach((instr, pc) => {
+      }
+      for (let pc = 0; pc < n; pc++) {
         effectStart[pc] = effectBarrier.length;
+        const instr = opAt(r, pc);
         const t = touches[r]?.[pc];
-        if (instr.kind !== 'op' || t === undefined) return;
+        if (!instr || t === undefined) continue;
         if (t === GLOBAL) {
           effectBarrier.push(-1);
           effectCounts.push(Infinity, Infinity, Infinity);
-          return;
+          continue;
         }
-        const counted = countingOp(instr, isConstant);
+        const counted = countingOp(instr, (e, f) => value(r, pc, e, f));
         const arrivals = arrivalsOf(o, instr, t);
         for (const x of t.writes) {
           if (x >= o.slots + o.barriers && x < o.slots + o.barriers + o.named) {
             // a named barrier: the op's id may be one of several (then it counts as unknown there)
             effectBarrier.push(x - o.slots);
-            effectCounts.push(namedId(instr) === x - o.slots - o.barriers ? role.warps * 32 : Infinity, 0, 0);
+            effectCounts.push(namedId(r, pc, instr) === x - o.slots - o.barriers ? role.warps * 32 : Infinity, 0, 0);
             continue;
           }
           if (x < o.slots || x >= o.slots + o.barriers) continue;
@@ -143,12 +159,12 @@ export class Horizons {
           if (counted?.barrier === b) effectCounts.push(counted.arrivals, counted.expects, counted.lands);
           else effectCounts.push(arrivals === GLOBAL || arrivals.includes(b) ? Infinity : 0, Infinity, Infinity);
         }
-      });
+      }
       effectStart[n] = effectBarrier.length;
+      if (p.unrolled) this.sums.push(rangeSums(effectStart, effectBarrier, effectCounts));
       this.effectStart.push(effectStart);
       this.effectBarrier.push(Int32Array.from(effectBarrier));
       this.effectCounts.push(Float64Array.from(effectCounts));
-      this.straightUntil.push(until);
       this.waits.push(Int32Array.from(waits));
       this.waitBarriers.push(Int32Array.from(waitBarriers));
       this.waitParities.push(Int32Array.from(waitParities));
@@ -166,7 +182,7 @@ export class Horizons {
 
   /** The first position at or after pc where control flow (a loop or a branch) starts. */
   straightEnd(r: number, pc: number): number {
-    return this.straightUntil[r]?.[pc] ?? pc;
+    return this.positions.straightEnd(r, pc);
   }
 
   /** Whether role r's ops at positions lo..hi−1 conflict with a transition touching `t`. */
@@ -197,6 +213,26 @@ export class Horizons {
     return this.effectCounts[r]!;
   }
 
+  /**
+   * What role r's ops at lo..hi−1 do to each counter, from running sums (unrolled positions, where
+   * a straight part is a whole window long): add(counter, arrivals, expects, lands, perArrival)
+   * once per counter touched there, perArrival the fewest expected bytes per arrival over all the
+   * role's ops on it (fewer than over the range: a bound that allows more completions, so sound).
+   * False, adding nothing, when an op there touches everything or the space is not unrolled.
+   */
+  sumsIn(r: number, lo: number, hi: number, add: (b: number, arrivals: number, expects: number, lands: number, perArrival: number) => void): boolean {
+    const sums = this.sums[r];
+    if (sums === undefined || anyIn(this.globalAt[r] ?? [], lo, hi)) return false;
+    for (const t of sums) {
+      const k0 = lowerBound(t.at, lo);
+      const k1 = lowerBound(t.at, hi);
+      if (k1 === k0) continue;
+      const part = (j: number): number => (t.infinite[3 * k1 + j]! > t.infinite[3 * k0 + j]! ? Infinity : t.finite[3 * k1 + j]! - t.finite[3 * k0 + j]!);
+      add(t.counter, part(0), part(1), part(2), t.perArrival);
+    }
+    return true;
+  }
+
   /** Whether role r has an op that touches everything (an init, inval, an unknown operand) at pc or later. */
   touchesEverythingFrom(r: number, pc: number): boolean {
     return anyIn(this.globalAt[r] ?? [], pc, Infinity);
@@ -214,20 +250,54 @@ export interface BarrierUpdates {
   readonly lands: number;
 }
 
+/** One counter's effects in one role: their positions, and the sums before each (finite parts and how many were Infinity). */
+interface RangeSums {
+  readonly counter: number;
+  readonly at: Int32Array;
+  /** 3 per effect and one more row: arrivals, expects, lands before effect k */
+  readonly finite: Float64Array;
+  readonly infinite: Int32Array;
+  readonly perArrival: number;
+}
+
+function rangeSums(effectStart: Int32Array, effectBarrier: readonly number[], effectCounts: readonly number[]): RangeSums[] {
+  const lists = new Map<number, { at: number[]; finite: number[]; infinite: number[]; perArrival: number }>();
+  for (let pc = 0; pc + 1 < effectStart.length; pc++) {
+    for (let i = effectStart[pc]!; i < effectStart[pc + 1]!; i++) {
+      const b = effectBarrier[i]!;
+      if (b < 0) continue; // touches everything: sumsIn declines such ranges
+      let l = lists.get(b);
+      if (l === undefined) lists.set(b, (l = { at: [], finite: [0, 0, 0], infinite: [0, 0, 0], perArrival: Infinity }));
+      const k = l.at.length;
+      l.at.push(pc);
+      for (let j = 0; j < 3; j++) {
+        const v = effectCounts[3 * i + j]!;
+        l.finite.push(l.finite[3 * k + j]! + (Number.isFinite(v) ? v : 0));
+        l.infinite.push(l.infinite[3 * k + j]! + (Number.isFinite(v) ? 0 : 1));
+      }
+      l.perArrival = fewerPerArrival(l.perArrival, effectCounts[3 * i]!, effectCounts[3 * i + 1]!);
+    }
+  }
+  return [...lists].map(([counter, l]) => ({ counter, at: Int32Array.from(l.at), finite: Float64Array.from(l.finite), infinite: Int32Array.from(l.infinite), perArrival: l.perArrival }));
+}
+
+/** The fewest bytes per arrival so far, once an op with `arrivals` arrivals expecting `expects` bytes is counted (0 when its bytes are not known: any number). */
+export function fewerPerArrival(fewest: number, arrivals: number, expects: number): number {
+  if (!(arrivals > 0)) return fewest;
+  return Math.min(fewest, Number.isFinite(expects) && Number.isFinite(arrivals) && expects >= 0 ? expects / arrivals : 0);
+}
+
 /** The parity entry of a `bar.sync` in `waits`. */
 export const NAMED_SYNC = 2;
 
-/** An op that only counts on one barrier, with constant operands: what it adds there. */
-function countingOp(instr: OpInstr, isConstant: (e: Expr) => boolean): (BarrierUpdates & { barrier: number }) | undefined {
+/** An op that only counts on one barrier, with known operands (`value`: an operand's value, if known): what it adds there. */
+function countingOp(instr: OpInstr, value: (e: Expr, f: CExpr | undefined) => number | undefined): (BarrierUpdates & { barrier: number }) | undefined {
   const op = instr.op;
   const k = op.kind === 'tma.load' ? 1 : op.kind === 'arrive' || op.kind === 'arrive.expect_tx' ? 0 : -1;
   const ref = instr.refs[k];
   if (!ref || (op.kind !== 'tma.load' && op.kind !== 'arrive' && op.kind !== 'arrive.expect_tx')) return undefined;
-  const indexExpr = op.kind === 'tma.load' ? op.barrier.index : op.target.index;
-  const amountExpr = op.kind === 'arrive' ? op.count : op.bytes;
-  if (!isConstant(indexExpr) || !isConstant(amountExpr)) return undefined;
-  const index = constantIndex(() => ref.index([]));
-  const amount = constantIndex(() => instr.args[0]!([]));
+  const index = value(op.kind === 'tma.load' ? op.barrier.index : op.target.index, ref.index);
+  const amount = value(op.kind === 'arrive' ? op.count : op.bytes, instr.args[0]);
   if (index === undefined || index >= ref.res.size || amount === undefined) return undefined;
   return { barrier: ref.res.base + index, ...updateOf(op.kind, amount) };
 }
@@ -258,12 +328,7 @@ function anyIn(list: readonly number[] | undefined, lo: number, hi: number): boo
   return a < list.length && list[a]! < hi;
 }
 
-/** A constant index as a non-negative integer, or undefined when it is not one (or cannot be evaluated). */
-function constantIndex(evaluate: () => number): number | undefined {
-  try {
-    const v = evaluate();
-    return Number.isInteger(v) && v >= 0 ? v : undefined;
-  } catch {
-    return undefined;
-  }
+/** A value as a non-negative integer index, or undefined when it is not one. */
+function nonNegative(v: number | undefined): number | undefined {
+  return v !== undefined && Number.isInteger(v) && v >= 0 ? v : undefined;
 }

@@ -10,7 +10,8 @@
 // completes at the count, and a role's j-th bar.sync from its pc needs j more generations.
 //
 // A least fixed point over bounds N_b (completions still possible), from 0. A role outside the set
-// walks its straight-line code from its pc; for each barrier it knows the lowest phase the barrier
+// walks its straight-line code from its position (positions.ts: a pc, or an op of its unrolled
+// sequence); for each barrier it knows the lowest phase the barrier
 // can be in there (passing a wait of parity p means the phase had parity ≠ p) and the highest
 // phase it is sure to know (a passed wait observes the phase it passes in). Its stop is the first
 // wait (constant operands) where that lowest phase is also the highest one the bound allows, has
@@ -33,7 +34,7 @@
 import { barrierObject, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
 import { phaseDistance } from './hb.ts';
 import type { Knowledge } from './bits.ts';
-import { NAMED_SYNC, type Horizons } from './horizon.ts';
+import { fewerPerArrival, NAMED_SYNC, type Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
 import { unitRoles } from './async.ts';
 import { currentOp, roleCanMove } from './step.ts';
@@ -101,9 +102,27 @@ export class StuckBarriers {
   private s!: MachineState;
   /** knowledgeAt per (completions, barrier, waiter), for the state `factsOf` */
   private readonly facts = new Map<number, Float64Array>();
+  /**
+   * Arrays handed out for one state and reused for the next (typed-array allocation cost more
+   * than the analysis): the facts of knowledgeAt, and the results of `run`, which the caller keeps
+   * only while it works on that state (newState).
+   */
+  private readonly factsPool: Float64Array[] = [];
+  private factsUsed = 0;
+  private readonly results: Stuck[] = [];
+  private resultsUsed = 0;
   private factsOf: MachineState | undefined;
   /** whether a passed wait teaches its waiter what its barrier's arrivers knew (no role can reset a barrier any more) */
   private transfer = false;
+  /**
+   * How many more completions of a barrier the analysis follows exactly. Unrolled, the outside
+   * roles of a ring can feed each other round after round up to the window's end, one fixed-point
+   * step and one lesson (learn, which walks the arriver's ops) per wait: past 1, a barrier is taken
+   * as unbounded and no lesson is taught, which keeps a run linear in the window (the stops that
+   * pay are one phase ahead). In code positions the straight parts are short: no limit. Both are
+   * sound: a larger bound and a walk that knows less make roles stop later and count more.
+   */
+  private readonly lookahead: number;
   /** per role and position: what its ops from there to the end of the straight part do (countTail) */
   private readonly tails = new Map<number, Tail | typeof GLOBAL_TAIL>();
 
@@ -112,6 +131,7 @@ export class StuckBarriers {
     this.o = o;
     this.futures = futures;
     this.horizons = horizons;
+    this.lookahead = horizons.positions.unrolled ? 1 : Infinity;
     // counters 0..B−1 are the mbarriers, B + id the named barriers (horizon.ts)
     const C = (this.counters = m.barrierCount + o.named);
     const R = m.roles.length;
@@ -135,25 +155,30 @@ export class StuckBarriers {
     if (this.factsOf !== s) {
       this.factsOf = s;
       this.facts.clear();
+      this.factsUsed = 0;
       // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
-      this.transfer = s.roles.every((rs, p) => !horizons.touchesEverythingFrom(p, rs.pc));
+      this.transfer = s.roles.every((rs, p) => !horizons.touchesEverythingFrom(p, horizons.positions.of(p, rs)));
     }
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
     this.perArrival.fill(Infinity);
-    this.stop = new Int32Array(R).fill(-1);
+    const result = this.nextResult();
+    this.stop = result.stop;
+    this.stop.fill(-1);
     this.stopIndex.fill(-1);
     for (let p = 0; p < R; p++) {
       const rs = s.roles[p];
-      if (out.inSet[p] === 1 || rs === undefined || rs.pc >= (m.roles[p]?.code.length ?? 0)) continue;
+      if (out.inSet[p] === 1 || rs === undefined) continue;
+      const at = horizons.positions.of(p, rs);
+      if (at >= horizons.positions.length(p)) continue;
       if (this.waitsOnSetUnit(out, p)) {
-        this.stop[p] = rs.pc; // no wait index: it never moves on, and nothing of it is counted
+        this.stop[p] = at; // no wait index: it never moves on, and nothing of it is counted
         continue;
       }
       // at a bar.sync it arrived at: its arrival is in the state; released, it only leaves
       const arrived = rs.barState === BAR_FREE ? 0 : 1;
-      this.stopIndex[p] = horizons.firstWait(p, rs.pc + (rs.barState === BAR_RELEASED ? 1 : 0));
-      this.advance(p, rs.pc + arrived);
+      this.stopIndex[p] = horizons.firstWait(p, at + (rs.barState === BAR_RELEASED ? 1 : 0));
+      this.advance(p, at + arrived);
     }
     for (let i = 0; i < s.tma.length; i++) {
       const t = s.tma[i]!;
@@ -170,11 +195,31 @@ export class StuckBarriers {
           ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!, this.perArrival[b]!)
           : generationsAllowed(s, b - m.barrierCount, horizons.namedThreads[b - m.barrierCount]!, counts[3 * b]!);
       if (n <= bound[b]!) continue;
-      bound[b] = n;
+      bound[b] = n > this.lookahead ? Infinity : n;
       // a bar.sync's own arrival was counted with the ops before its stop
       for (let p = 0; p < R; p++) if (this.stop[p]! >= 0 && horizons.waitBarriers[p]![stopIndex[p]!] === b) this.advance(p, this.stop[p]! + (b < m.barrierCount ? 0 : 1));
     }
-    return { stop: this.stop, bound: bound.slice(), counts: counts.slice() };
+    result.bound.set(bound);
+    result.counts.set(counts);
+    return result;
+  }
+
+  /**
+   * Start on a new state (or a new ample computation): the results of earlier runs may be
+   * overwritten from now on.
+   */
+  newState(): void {
+    this.resultsUsed = 0;
+  }
+
+  private nextResult(): Stuck {
+    let r = this.results[this.resultsUsed];
+    if (r === undefined) {
+      r = { stop: new Int32Array(this.m.roles.length), bound: new Float64Array(this.counters), counts: new Float64Array(3 * this.counters) };
+      this.results.push(r);
+    }
+    this.resultsUsed++;
+    return r;
   }
 
   /**
@@ -197,7 +242,7 @@ export class StuckBarriers {
   /** Walk role p on from wait index stopIndex[p] to its next stop, counting its ops from `from` up to it. */
   private advance(p: number, from: number): void {
     const { m, horizons, counts } = this;
-    const pc = this.s.roles[p]!.pc;
+    const pc = horizons.positions.of(p, this.s.roles[p]!);
     const end = horizons.straightEnd(p, pc);
     const next = this.walk(p, this.stopIndex[p]!, end);
     this.stopIndex[p] = next;
@@ -205,7 +250,7 @@ export class StuckBarriers {
     // a bar.sync at the stop arrives before it blocks
     if (next >= 0) return this.count(p, from, this.stop[p]! + (horizons.waitParities[p]![next] === NAMED_SYNC ? 1 : 0));
     this.countTail(p, from, end);
-    if (end >= m.roles[p]!.code.length) return;
+    if (end >= horizons.positions.length(p)) return;
     // no stop in the straight-line part: what comes after it (a loop, a branch) is not counted
     for (let b = 0; b < m.barrierCount; b++) {
       if (!this.futures.writes(p, end, barrierObject(this.o, b))) continue;
@@ -254,7 +299,7 @@ export class StuckBarriers {
       const after = phaseAfterPass(low, parity);
       lowest[at] = after;
       known[at] = Math.max(known[at]!, after);
-      if (this.transfer) this.learn(p, b, after - bar.phase);
+      if (this.transfer && after - bar.phase <= this.lookahead) this.learn(p, b, after - bar.phase);
     }
     return -1;
   }
@@ -306,7 +351,9 @@ export class StuckBarriers {
   private knowledgeAt(p: number, b: number, completions: number): Float64Array {
     const { m, s } = this;
     const B = m.barrierCount;
-    const facts = new Float64Array(2 * B);
+    let facts = this.factsPool[this.factsUsed];
+    if (facts === undefined) this.factsPool.push((facts = new Float64Array(2 * B)));
+    this.factsUsed++;
     const knows = (k: Knowledge | undefined, x: number): number => {
       const d = k === undefined ? 2 : phaseDistance(m, k, x);
       return d === 2 ? -Infinity : (s.barriers[x]?.phase ?? 0) - d;
@@ -324,7 +371,7 @@ export class StuckBarriers {
     for (let x = 0; x < B; x++) facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, knows(s.hb.roles[a], x));
     const { horizons } = this;
     const waits = horizons.waits[a]!;
-    for (let k = horizons.firstWait(a, s.roles[a]!.pc); k < waits.length && waits[k]! < at; k++) {
+    for (let k = horizons.firstWait(a, horizons.positions.of(a, s.roles[a]!)); k < waits.length && waits[k]! < at; k++) {
       const x = horizons.waitBarriers[a]![k]!;
       const parity = horizons.waitParities[a]![k]!;
       if (s.barriers[x]?.valid !== 1 || (parity !== 0 && parity !== 1)) continue;
@@ -339,7 +386,8 @@ export class StuckBarriers {
   private onlyArriver(b: number): number | undefined {
     let found: number | undefined;
     for (let r = 0; r < this.m.roles.length; r++) {
-      if (!this.futures.arrives(r, this.s.roles[r]?.pc ?? Infinity, b)) continue;
+      const rs = this.s.roles[r];
+      if (!this.futures.arrives(r, rs ? this.horizons.positions.of(r, rs) : Infinity, b)) continue;
       if (found !== undefined) return undefined;
       found = r;
     }
@@ -349,7 +397,7 @@ export class StuckBarriers {
   /** The position of the op of role a's straight-line code at which its arrivals on b from its pc reach `need`; undefined when they do not, or are not known there. */
   private arrivalOp(a: number, b: number, need: number): number | undefined {
     const { horizons } = this;
-    const pc = this.s.roles[a]!.pc;
+    const pc = horizons.positions.of(a, this.s.roles[a]!);
     const c = horizons.countsOfEffect(a);
     let arrivals = 0;
     for (let at = pc, end = horizons.straightEnd(a, pc); at < end; at++) {
@@ -387,6 +435,8 @@ export class StuckBarriers {
    * run that lets p run to the end of a straight part, kept per position (sparse: barrier, counts).
    */
   private countTail(p: number, from: number, end: number): void {
+    // unrolled, `end` moves with the role (sums per (from, end) would be kept for every pair): running sums
+    if (this.horizons.positions.unrolled) return void (this.horizons.sumsIn(p, from, end, this.addSums) || this.count(p, from, end));
     const key = from * 4096 + p; // positions below 2^40 and roles below 4096 keep keys exact
     let tail = this.tails.get(key);
     if (tail === undefined) {
@@ -402,6 +452,16 @@ export class StuckBarriers {
       this.enqueue(b);
     }
   }
+
+  /** countTail's adder for Horizons.sumsIn */
+  private readonly addSums = (b: number, arrivals: number, expects: number, lands: number, perArrival: number): void => {
+    const counts = this.counts;
+    counts[3 * b] = counts[3 * b]! + arrivals;
+    counts[3 * b + 1] = counts[3 * b + 1]! + expects;
+    counts[3 * b + 2] = counts[3 * b + 2]! + lands;
+    this.perArrival[b] = Math.min(this.perArrival[b]!, perArrival);
+    this.enqueue(b);
+  };
 
   private tailSums(p: number, from: number, end: number): Tail | typeof GLOBAL_TAIL {
     const { horizons } = this;
@@ -446,12 +506,6 @@ export function completionsAllowed(bar: BarrierState, arrivals: number, expects:
   const perPhase = bar.expected * perArrival;
   if (!(perPhase > 0) || !Number.isFinite(perPhase) || !Number.isFinite(lands)) return byArrivals;
   return Math.min(byArrivals, 1 + Math.floor((lands - Math.max(bar.tx, 0)) / perPhase));
-}
-
-/** The fewest bytes per arrival so far, once an op with `arrivals` arrivals expecting `expects` bytes is counted (0 when its bytes are not known: any number). */
-function fewerPerArrival(fewest: number, arrivals: number, expects: number): number {
-  if (!(arrivals > 0)) return fewest;
-  return Math.min(fewest, Number.isFinite(expects) && Number.isFinite(arrivals) && expects >= 0 ? expects / arrivals : 0);
 }
 
 /**

@@ -52,9 +52,15 @@ function naming(machine: Machine): Required<Naming> {
   };
 }
 
+/** The machine's ample sets, built on first use: unrolling the roles costs time a run without reduction does not spend. */
+function lazyAmple(machine: Machine): () => AmpleSets {
+  let sets: AmpleSets | undefined;
+  return () => (sets ??= new AmpleSets(machine));
+}
+
 export function modelOfMachine(machine: Machine): ProgramModel {
   const packer = new StatePacker(machine);
-  const ample = new AmpleSets(machine);
+  const ample = lazyAmple(machine);
   const invariants: Invariant<MachineState>[] = INVARIANT_KINDS.map((kind) => ({
     kind,
     check: (s: MachineState) => (s.violation?.kind === kind ? s.violation.message : undefined),
@@ -77,7 +83,7 @@ export function modelOfMachine(machine: Machine): ProgramModel {
     ...naming(machine),
     // every action executes one operation or completes one async op: the sum strictly grows
     progress: (s) => s.asyncDone + s.roles.reduce((sum, r) => sum + r.steps, 0),
-    ample: (s, actions) => ample.choose(s, actions),
+    ample: (s, actions) => ample().choose(s, actions),
   };
 }
 
@@ -89,7 +95,7 @@ export function modelOfMachine(machine: Machine): ProgramModel {
 export function packedModelOfMachine(machine: Machine): PackedProgramModel {
   const packer = new StatePacker(machine);
   const rules = new PackedRules(machine, packer.layout);
-  const ample = new AmpleSets(machine);
+  const ample = lazyAmple(machine);
   const at = packer.layout.violation;
   const invariants: Invariant<Int32Array>[] = INVARIANT_KINDS.map((kind, i) => ({
     kind,
@@ -118,6 +124,6 @@ export function packedModelOfMachine(machine: Machine): PackedProgramModel {
     decode: (w) => w,
     ...naming(machine),
     progress: (w) => rules.progress(w),
-    ample: (w, actions) => ample.choose(packer.decode(w), actions),
+    ample: (w, actions) => ample().choose(packer.decode(w), actions),
   };
 }
