@@ -27,6 +27,8 @@ export interface ExploreSettings {
    * the reduced graph has a fully expanded state (no action is ignored forever).
    */
   readonly cycleProviso?: boolean;
+  /** Expand no state at this depth or deeper (they are still stored, checked, and tested for deadlock). */
+  readonly depthLimit?: number;
 }
 
 export interface ExploreOutcome<S, A> {
@@ -159,6 +161,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
           }
           continue;
         }
+        if (settings.depthLimit !== undefined && depth >= settings.depthLimit) continue;
         if (count > MAX_ACTION_INDEX + 1) {
           throw new Error(`model: ${count} actions enabled in one state; at most ${MAX_ACTION_INDEX + 1} are supported`);
         }

@@ -33,7 +33,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
     outcome = explore(model, options, { recordEdges: true, checkProgress: false, startMs, reduce: false });
   }
 
-  const violations = [...outcome.violations];
+  const violations = reduce && !cyclic ? shortest(model, options, outcome, notes, startMs) : [...outcome.violations];
   let limit = outcome.limit;
   const stopped = (options.stopAtFirst ?? false) && violations.length > 0;
   if (termination && !stopped) {
@@ -70,6 +70,44 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
     ...(notes.length > 0 ? { notes } : {}),
   };
 }
+
+/**
+ * The violations of a reduced run, each replaced by a shortest one of the full graph. Reduction
+ * keeps every violation kind but not every path, so the shallowest violating state of a kind may
+ * lie only on interleavings it pruned. Search the full graph breadth-first down to one step short
+ * of the deepest counterexample, within the run's time limit and at most MAX_SHORTENING_STATES states; a
+ * kind found there is found at its least depth (breadth-first order). A kind not found where the
+ * search was cut short keeps the reduced graph's trace, and a note says so.
+ */
+function shortest<S, A>(model: Model<S, A>, options: CheckOptions, reduced: ExploreOutcome<S, A>, notes: string[], startMs: number): Violation<S, A>[] {
+  const found = reduced.violations;
+  if (found.length === 0 || reduced.reducedStates === 0) return [...found];
+  const depth = (v: Violation<S, A>): number => v.trace.length - 1;
+  const deepest = Math.max(...found.map(depth));
+  if (deepest <= 1) return [...found];
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const full = explore(
+    model,
+    {
+      ...options,
+      stopAtFirst: false,
+      maxStates: Math.min(options.maxStates ?? Number.POSITIVE_INFINITY, MAX_SHORTENING_STATES),
+      maxBytes: Math.max(MIN_SHORTENING_BYTES, maxBytes - reduced.budget.used),
+    },
+    { recordEdges: false, checkProgress: false, startMs, reduce: false, depthLimit: deepest - 1 },
+  );
+  const shorter = new Map(full.violations.map((v) => [v.kind, v]));
+  return found.map((v) => {
+    const s = shorter.get(v.kind);
+    if (s !== undefined && depth(s) < depth(v)) return s;
+    if (s === undefined && full.limit) notes.push(`the ${v.kind} counterexample is a shortest one of the reduced graph: the full graph was searched for a shorter one only to depth ${full.maxDepth} (${full.limit.reason} limit)`);
+    return v;
+  });
+}
+
+/** The most states the counterexample search of `shortest` stores. */
+const MAX_SHORTENING_STATES = 2_000_000;
+const MIN_SHORTENING_BYTES = 64 * 2 ** 20;
 
 function terminationViolation<S, A>(model: Model<S, A>, outcome: ExploreOutcome<S, A>, lasso: Lasso): Violation<S, A> {
   const { starts } = outcome.graph!;
