@@ -3,7 +3,7 @@
 // states per second, bytes per state, time to verdict; (2) the largest consumer count each tool
 // verifies within 60 s (D = 2C, P = 1, K = 64, reduction on in both; arefcheck also without).
 import type { Level } from '../src/ir/program.ts';
-import { pipelineProgram } from '../src/pipeline.ts';
+import { PIPELINE_MAX, pipelineProgram } from '../src/pipeline.ts';
 import { verifyProgram, type Report } from '../src/verify.ts';
 import type { SpinInstance, SpinResult, SpinRunner } from './spin.ts';
 
@@ -68,6 +68,8 @@ export interface ScaleRow {
   readonly arefcheckNoPor?: Report;
   /** pan's result, or 'timeout' when it ran past the limit */
   readonly spin?: SpinResult | 'timeout';
+  /** C is past what one CTA holds (PIPELINE_MAX.consumers): the family has no such program */
+  readonly inexpressible?: boolean;
 }
 
 export const SCALE_LIMIT_MS = 60_000;
@@ -84,13 +86,15 @@ export async function benchScale(runner: SpinRunner | undefined): Promise<ScaleR
     let spinOn = runner !== undefined;
     for (let consumers = 1; consumers <= SCALE_TOP[level] && (arefcheckOn || noPorOn || spinOn); consumers++) {
       const instance: SpinInstance = { level, depth: 2 * consumers, pending: 1, consumers, iterations: 64 };
+      // a consumer warpgroup is 4 warps and a CTA holds 32: SPIN's model has no such limit
+      const inexpressible = consumers > PIPELINE_MAX.consumers;
       let arefcheck: Report | undefined;
-      if (arefcheckOn) {
+      if (arefcheckOn && !inexpressible) {
         arefcheck = verifyProgram(programOf(instance), { level, maxMs: SCALE_LIMIT_MS, maxBytes: SCALE_MAX_BYTES });
         arefcheckOn = arefcheck.verdict === 'verified';
       }
       let arefcheckNoPor: Report | undefined;
-      if (noPorOn) {
+      if (noPorOn && !inexpressible) {
         arefcheckNoPor = verifyProgram(programOf(instance), { level, maxMs: SCALE_LIMIT_MS, maxBytes: SCALE_MAX_BYTES, reduction: false });
         noPorOn = arefcheckNoPor.verdict === 'verified';
       }
@@ -99,7 +103,7 @@ export async function benchScale(runner: SpinRunner | undefined): Promise<ScaleR
         spin = await runner.verify(instance, SCALE_LIMIT_MS);
         spinOn = spin !== 'timeout' && spin.verdict === 'verified';
       }
-      rows.push({ level, consumers, ...(arefcheck ? { arefcheck } : {}), ...(arefcheckNoPor ? { arefcheckNoPor } : {}), ...(spin ? { spin } : {}) });
+      rows.push({ level, consumers, ...(arefcheck ? { arefcheck } : {}), ...(arefcheckNoPor ? { arefcheckNoPor } : {}), ...(spin ? { spin } : {}), ...(inexpressible ? { inexpressible } : {}) });
     }
   }
   return rows;
@@ -122,9 +126,10 @@ export function scaleTable(rows: readonly ScaleRow[]): string[] {
   ];
   for (const r of rows) {
     const a = r.arefcheck;
-    const aCells = a ? [a.verdict, fmt(a.stats.states), fmt(a.stats.ms), fmt(a.stats.bytesPerState)] : ['(not run)', '', '', ''];
+    const notRun = r.inexpressible ? `(C > ${PIPELINE_MAX.consumers}: past a CTA's 32 warps)` : '(not run)';
+    const aCells = a ? [a.verdict, fmt(a.stats.states), fmt(a.stats.ms), fmt(a.stats.bytesPerState)] : [notRun, '', '', ''];
     const n = r.arefcheckNoPor;
-    const nCells = n ? [n.verdict, fmt(n.stats.states), fmt(n.stats.ms)] : ['(not run)', '', ''];
+    const nCells = n ? [n.verdict, fmt(n.stats.states), fmt(n.stats.ms)] : [notRun, '', ''];
     const s = r.spin;
     const sCells = s === undefined ? ['(not run)', '', ''] : s === 'timeout' ? [`past ${SCALE_LIMIT_MS / 1000} s`, '', ''] : [s.verdict, fmt(s.states), fmt(s.runMs)];
     lines.push(`| ${r.level} | ${r.consumers} | ${2 * r.consumers} | ${aCells.join(' | ')} | ${nCells.join(' | ')} | ${sCells.join(' | ')} |`);
