@@ -40,7 +40,11 @@ export class AmpleSets {
     this.futures = new Futures(m, this.o, positions, touches);
     this.horizons = new Horizons(m, this.o, positions, touches);
     this.stuck = new StuckBarriers(m, this.o, this.futures, this.horizons);
+    this.closure = new Closure(m, this.o, this.futures, this.horizons, this.stuck);
   }
+
+  /** One closure builder, reset for each state: its arrays are reused (allocating them per state cost a sixth of a reduced run). */
+  private readonly closure: Closure;
 
   /**
    * Indices into `actions` (the full enabled list, enabledActions' order) of a persistent subset,
@@ -49,7 +53,8 @@ export class AmpleSets {
   choose(s: MachineState, actions: readonly Action[]): number[] | undefined {
     if (actions.length <= 1 || s.violation) return undefined;
     this.stuck.newState(); // the analyses of the last state are no longer needed
-    const ctx = new Closure(this.m, this.o, this.futures, this.horizons, this.stuck, s, actions);
+    const ctx = this.closure;
+    ctx.reset(s, actions);
     let best: number[] | undefined;
     // seeds: copies first (they are the bulk of the interleavings), then units, then roles
     const order = actions.map((_, i) => i).sort((x, y) => rank(actions[x]!) - rank(actions[y]!));
@@ -79,30 +84,54 @@ const rank = (a: Action): number => (a.kind === 'land' ? 0 : a.kind === 'retire'
 /** Process ids: roles 0..R-1, units R + 2r + (store), copies R + 2R + i. */
 class Closure {
   private readonly R: number;
-  private readonly actionOf: Int32Array; // process → action index, −1 when disabled
+  /** processes in this state: 3R + the copies in flight */
+  private processes = 0;
+  /** process → action index, −1 when disabled (the first `processes` entries) */
+  private actionOf = new Int32Array(0);
   private readonly m: Machine;
   private readonly o: ObjectSpace;
   private readonly futures: Futures;
   private readonly horizons: Horizons;
-  private readonly s: MachineState;
+  private s!: MachineState;
+  /** each role's position in this state (positions.ts) */
+  private readonly at: Int32Array;
   /** each process's touch in this state, computed once for all seeds */
   private readonly touches: (Touch | undefined)[] = [];
+  /** per process, what its own touch conflicts with in this state, whatever the set (see `conflicts`) */
+  private readonly hits: (Hits | undefined)[] = [];
   /** scratch over the object space (all zero between uses) */
   private readonly marks: Uint8Array;
 
   private readonly analysis: StuckBarriers;
 
-  constructor(m: Machine, o: ObjectSpace, futures: Futures, horizons: Horizons, analysis: StuckBarriers, s: MachineState, actions: readonly Action[]) {
+  constructor(m: Machine, o: ObjectSpace, futures: Futures, horizons: Horizons, analysis: StuckBarriers) {
     this.m = m;
     this.analysis = analysis;
     this.o = o;
     this.futures = futures;
     this.horizons = horizons;
-    this.s = s;
     this.R = m.roles.length;
-    this.actionOf = new Int32Array(3 * this.R + s.tma.length).fill(-1);
+    this.at = new Int32Array(this.R);
     this.marks = marksFor(o);
     this.isDeferred = new Uint8Array(this.R);
+  }
+
+  /** Start on state s with its enabled actions. */
+  reset(s: MachineState, actions: readonly Action[]): void {
+    this.s = s;
+    this.processes = 3 * this.R + s.tma.length;
+    if (this.actionOf.length < this.processes) {
+      this.actionOf = new Int32Array(2 * this.processes);
+      this.inSet = new Uint8Array(2 * this.processes);
+    }
+    this.actionOf.fill(-1, 0, this.processes);
+    this.touches.length = 0;
+    this.hits.length = 0;
+    this.stuck.clear();
+    for (let r = 0; r < this.R; r++) {
+      const rs = s.roles[r];
+      this.at[r] = rs ? this.horizons.positions.of(r, rs) : this.horizons.positions.length(r);
+    }
     actions.forEach((a, i) => {
       this.actionOf[this.processOf(a)] = i;
     });
@@ -148,7 +177,7 @@ class Closure {
   private deferring = false;
   private readonly deferred: number[] = [];
   private readonly isDeferred: Uint8Array;
-  /** the processes of the closure being built (a role outside it is bounded by its horizon) */
+  /** the processes of the closure being built (a role outside it is bounded by its horizon); reused by every seed */
   private inSet: Uint8Array = new Uint8Array(0);
   /** per blocked role, the processes that could unblock it (undefined: unknown); per closure */
   private readonly enablers = new Map<number, readonly number[] | undefined>();
@@ -161,7 +190,8 @@ class Closure {
    * the closure is done, every such role whose enablers are not all in the set is added after all.
    */
   from(seed: Action): number[] | undefined {
-    const inSet = new Uint8Array(this.actionOf.length);
+    const inSet = this.inSet;
+    inSet.fill(0, 0, this.processes);
     const stack = [this.processOf(seed)];
     inSet[stack[0]!] = 1;
     const add = (p: number): void => {
@@ -170,7 +200,6 @@ class Closure {
       this.current = undefined;
       stack.push(p);
     };
-    this.inSet = inSet;
     this.current = undefined;
     this.enablers.clear(); // they depend on the set (through horizons)
     const deferred = this.deferred;
@@ -211,7 +240,7 @@ class Closure {
     const rs = this.s.roles[q];
     if (!rs) return undefined;
     // no wait with known operands ahead in straight-line code: nothing to stop at
-    const at = this.horizons.positions.of(q, rs);
+    const at = this.at[q]!;
     const k = this.horizons.firstWait(q, at);
     if (k >= this.horizons.waits[q]!.length || this.horizons.waits[q]![k]! >= this.horizons.straightEnd(q, at)) return undefined;
     const stop = this.stuckNow().stop[q] ?? -1;
@@ -274,7 +303,7 @@ class Closure {
           : named !== undefined && this.namedCommutes(named.id, named.threads, named.own)
             ? namedObject(this.o, named.id)
             : undefined;
-      this.conflicts(commuting !== undefined ? withoutBarrier(touch, commuting) : touch, r, -1, add);
+      this.conflicts(commuting !== undefined ? withoutBarrier(touch, commuting) : touch, r, add);
       return true;
     }
     // disabled: who can enable it
@@ -284,7 +313,7 @@ class Closure {
       case 'put':
       case 'get':
       case 'bar.sync':
-        this.conflicts(touch, r, -1, add);
+        this.conflicts(touch, r, add);
         return true;
       case 'wgmma.wait':
         add(unitProcess(this.m, r, 'mma'));
@@ -354,14 +383,14 @@ class Closure {
       else if (!lacking.some((q) => this.inSet[q] === 1)) add(lacking[0]!);
       return true;
     }
-    this.conflicts(this.touchOf(p) as Plain, -1, p, add);
+    this.conflicts(this.touchOf(p) as Plain, p, add);
     return true;
   }
 
   private copy(p: number, add: (p: number) => void): boolean {
     const t = this.s.tma[p - 3 * this.R];
     const touch = this.touchOf(p) as Plain;
-    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes)) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, -1, p, add);
+    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes)) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, p, add);
     return true;
   }
 
@@ -406,7 +435,7 @@ class Closure {
       const ps = s.roles[p];
       const n = positions.length(p);
       if (inSet[p] || !ps) continue;
-      const at = positions.of(p, ps);
+      const at = this.at[p]!;
       if (at >= n) continue;
       const stop = st.stop[p]!;
       const end = stop >= 0 ? stop : this.horizons.straightEnd(p, at);
@@ -416,31 +445,53 @@ class Closure {
     return true;
   }
 
-  /** Add every process other than `selfRole` / `selfProcess` that may do something conflicting with `touch`. */
-  private conflicts(touch: Plain, selfRole: number, selfProcess: number, add: (p: number) => void): void {
-    const s = this.s;
+  /**
+   * Add every process other than `self` that may do something conflicting with `touch`, self's
+   * touch or a part of it. Which processes conflict at all does not depend on the set: for self's
+   * whole touch it is worked out once per state (`hits`); whether a role's conflicting ops lie
+   * before its stop does (its horizon).
+   */
+  private conflicts(touch: Plain, self: number, add: (p: number) => void): void {
+    let hits = touch === this.touches[self] ? this.hits[self] : undefined;
+    if (hits === undefined) {
+      hits = this.hitsOf(touch, self);
+      if (touch === this.touches[self]) this.hits[self] = hits;
+    }
+    for (const q of hits.roles) {
+      // what q can do before it blocks at a wait only the set can release
+      const h = this.horizon(q);
+      if (h !== undefined && !this.horizons.conflictsIn(q, this.at[q]!, h, touch)) continue;
+      if (this.deferring && this.actionOf[q]! < 0) this.defer(q);
+      else add(q);
+    }
+    for (const q of hits.others) add(q);
+  }
+
+  /** The processes other than `self` that may do something conflicting with `touch`: roles by their futures, units and copies by their next action. */
+  private hitsOf(touch: Plain, self: number): Hits {
+    const roles: number[] = [];
+    const others: number[] = [];
     const positions = this.horizons.positions;
     for (let q = 0; q < this.R; q++) {
-      const qs = s.roles[q];
-      if (q === selfRole || !qs) continue;
-      const at = positions.of(q, qs);
-      if (at < positions.length(q) && this.futures.conflicts(q, at, touch)) {
-        // what q can do before it blocks at a wait only the set can release
-        const h = this.horizon(q);
-        if (h !== undefined && !this.horizons.conflictsIn(q, at, h, touch)) continue;
-        if (this.deferring && this.actionOf[q]! < 0) this.defer(q);
-        else add(q);
-      }
+      const at = this.at[q]!;
+      if (q !== self && this.s.roles[q] && at < positions.length(q) && this.futures.conflicts(q, at, touch)) roles.push(q);
     }
     // units and copies in flight: their next actions are known in this state. Mark what `touch`
     // touches once, then test each process's touch against the marks (linear, not pairwise)
     const marks = this.marks;
     for (const x of touch.reads) marks[x] = 1;
     for (const x of touch.writes) marks[x] = 2;
-    for (let p = this.R; p < this.actionOf.length; p++) if (p !== selfProcess && clashesWithMarks(marks, this.touchOf(p) as Plain)) add(p);
+    for (let p = this.R; p < this.processes; p++) if (p !== self && clashesWithMarks(marks, this.touchOf(p) as Plain)) others.push(p);
     for (const x of touch.reads) marks[x] = 0;
     for (const x of touch.writes) marks[x] = 0;
+    return { roles, others };
   }
+}
+
+/** What a process's touch conflicts with in one state: roles whose futures conflict (their horizons still to check), and units and copies. */
+interface Hits {
+  readonly roles: readonly number[];
+  readonly others: readonly number[];
 }
 
 type Plain = Exclude<Touch, typeof GLOBAL>;

@@ -86,7 +86,9 @@ describe('every ample subset is persistent (bounded lookahead)', () => {
       if (bl) breaches.push(`lowered program: ${bl}`);
     }
     expect(breaches).toEqual([]);
-    expect(subsets, 'ample subsets checked').toBeGreaterThan(2000);
+    // a floor against a vacuous run: 1,739 subsets (2026-11-26, unrolled positions; 2,000+ before:
+    // each lookahead of 400 states covers fewer reduced states as the reduction improves)
+    expect(subsets, 'ample subsets checked').toBeGreaterThan(1500);
     expect(lowered).toBeGreaterThan(20);
   }, 300_000);
 
