@@ -4,6 +4,7 @@
 // verifies within 60 s (D = 2C, P = 1, K = 64, reduction on in both; arefcheck also without).
 import type { Level } from '../src/ir/program.ts';
 import { PIPELINE_MAX, pipelineProgram } from '../src/pipeline.ts';
+import { pipelineForKernel, withoutReads } from '../src/ptx/emit/index.ts';
 import { verifyProgram, type Report } from '../src/verify.ts';
 import type { SpinInstance, SpinResult, SpinRunner } from './spin.ts';
 
@@ -135,4 +136,19 @@ export function scaleTable(rows: readonly ScaleRow[]): string[] {
     lines.push(`| ${r.level} | ${r.consumers} | ${2 * r.consumers} | ${aCells.join(' | ')} | ${nCells.join(' | ')} | ${sCells.join(' | ')} |`);
   }
   return lines;
+}
+
+/**
+ * The persistent 8192³ GEMM schedule the GPU build emits (gpu/build.ts `persistent`: 128×256×64
+ * cooperative tiles, D4 P0 C2, 16 output tiles per CTA × 128 k-tiles, no consumer reads), with and
+ * without reduction, under the GPU build's own 120 s limit.
+ */
+export function benchPersistent(): { readonly reduced: Report; readonly full: Report } {
+  const program = withoutReads(pipelineForKernel({ depth: 4, pending: 0, consumers: 2, iterations: 8192 / 64, tiles: 16 }, { kernel: 'gemm', tile: '128x256x64', cooperative: true, persistent: true }));
+  return { reduced: verifyProgram(program, { maxMs: 120_000 }), full: verifyProgram(program, { maxMs: 120_000, reduction: false }) };
+}
+
+export function persistentTable(r: { readonly reduced: Report; readonly full: Report }): string[] {
+  const row = (what: string, x: Report): string => `| ${what} | ${x.verdict} | ${fmt(x.stats.states)} | ${fmt(x.stats.ms)} | ${fmt(x.stats.bytesPerState)} |`;
+  return ['| persistent 8192³ schedule | verdict | states | ms | B/state |', '|---|---|---:|---:|---:|', row('reduction on', r.reduced), row('reduction off', r.full)];
 }

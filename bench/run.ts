@@ -17,7 +17,7 @@ import { galleryEntries, verifyEntry } from '../scripts/regen-traces.ts';
 import { benchExplorer } from './explorer.ts';
 import { benchEveryK, everyKTable } from './every-k.ts';
 import { SpinRunner, spinTools, type SpinInstance, type SpinResult } from './spin.ts';
-import { benchRaw, benchScale, rawTable, scaleTable, SCALE_LIMIT_MS } from './raw.ts';
+import { benchPersistent, benchRaw, benchScale, persistentTable, rawTable, scaleTable, SCALE_LIMIT_MS } from './raw.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -198,6 +198,12 @@ async function main(argv: readonly string[]): Promise<void> {
         'D = 2C, P = 1, K = 64, reduction on in both tools (pan `-DSAFETY`), and arefcheck without it too, with a 16 GiB table limit; each goes up in C until it fails to verify within the limit.',
         '',
         ...scaleTable(await benchScale(runner)),
+        '',
+        '## The persistent 8192³ GEMM schedule of the GPU build (bench/raw.ts)',
+        '',
+        '`gpu/run_all.sh build persistent` verifies it before emitting its PTX, within 120 s: 128×256×64 cooperative tiles, D = 4, P = 0, C = 2, 16 output tiles per CTA × 128 k-tiles, the consumers\' reads dropped (`noRead`).',
+        '',
+        ...persistentTable(benchPersistent()),
         '',
       );
     } finally {

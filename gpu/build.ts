@@ -5,8 +5,8 @@
 //   npx tsx gpu/build.ts [smoke|full] [--out .gpu]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Program, Stmt } from '../src/ir/program.ts';
-import { emitPtx, pipelineForKernel, type EmitOptions } from '../src/ptx/emit/index.ts';
+import type { Program } from '../src/ir/program.ts';
+import { emitPtx, pipelineForKernel, withoutReads, type EmitOptions } from '../src/ptx/emit/index.ts';
 import { verifyProgram } from '../src/verify.ts';
 import { MUTANTS, mutate, type MutantId } from './mutants.ts';
 
@@ -134,15 +134,6 @@ function add(
     trials: opts.trials ?? 0,
     watchdog: opts.watchdog ?? WATCHDOG,
   });
-}
-
-/** The same pipeline without the consumers' `read … expect k` (the FIFO observation lowering adds to a get). */
-function withoutReads(p: Program): Program {
-  const drop = (stmts: readonly Stmt[]): Stmt[] =>
-    stmts.flatMap((s): Stmt[] =>
-      s.kind === 'op' ? (s.op.kind === 'read' ? [] : [s]) : s.kind === 'for' ? [{ ...s, body: drop(s.body) }] : [{ ...s, then: drop(s.then), else: drop(s.else) }],
-    );
-  return { ...p, roles: p.roles.map((r) => ({ ...r, body: drop(r.body) })) };
 }
 
 /** The cooperative kernels (two consumer warpgroups sharing every stage of a 128x256 or 256x128 tile), and the previous best for comparison in the same run. */

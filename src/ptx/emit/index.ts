@@ -1,5 +1,5 @@
 // The PTX backend's entry points: an mbarrier-level Program → one sm_90a kernel (docs/emit.md).
-import type { Program } from '../../ir/program.ts';
+import type { Program, Stmt } from '../../ir/program.ts';
 import { pipelineProgram, type PipelineOptions } from '../../pipeline.ts';
 import { gemmFamily } from './gemm.ts';
 import { emitKernel } from './kernel.ts';
@@ -36,6 +36,15 @@ export function pipelineForKernel(pipeline: Omit<PipelineOptions, 'level' | 'byt
   const cooperative = pipeline.cooperative ?? (options.kernel === 'gemm' && options.cooperative === true);
   const pingpong = pipeline.pingpong ?? (options.kernel === 'gemm' && options.pingpong === true);
   return pipelineProgram({ ...pipeline, level: 'mbarrier', bytes, ...(cooperative ? { cooperative } : {}), ...(pingpong ? { pingpong } : {}) });
+}
+
+/** The same pipeline without the consumers' `read … expect k` (the FIFO observation lowering adds to a get): what the GPU build's `noRead` kernels run. */
+export function withoutReads(p: Program): Program {
+  const drop = (stmts: readonly Stmt[]): Stmt[] =>
+    stmts.flatMap((s): Stmt[] =>
+      s.kind === 'op' ? (s.op.kind === 'read' ? [] : [s]) : s.kind === 'for' ? [{ ...s, body: drop(s.body) }] : [{ ...s, then: drop(s.then), else: drop(s.else) }],
+    );
+  return { ...p, roles: p.roles.map((r) => ({ ...r, body: drop(r.body) })) };
 }
 
 export interface EmitFromPipelineOptions extends Omit<PipelineOptions, 'level' | 'bytes'> {
