@@ -75,7 +75,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
  * The violations of a reduced run, each replaced by a shortest one of the full graph. Reduction
  * keeps every violation kind but not every path, so the shallowest violating state of a kind may
  * lie only on interleavings it pruned. Search the full graph breadth-first down to one step short
- * of the deepest counterexample, within the run's time limit and at most MAX_SHORTENING_STATES states; a
+ * of the deepest counterexample, within the run's time limit and a state budget (below); a
  * kind found there is found at its least depth (breadth-first order). A kind not found where the
  * search was cut short keeps the reduced graph's trace, and a note says so.
  */
@@ -91,7 +91,7 @@ function shortest<S, A>(model: Model<S, A>, options: CheckOptions, reduced: Expl
     {
       ...options,
       stopAtFirst: false,
-      maxStates: Math.min(options.maxStates ?? Number.POSITIVE_INFINITY, MAX_SHORTENING_STATES),
+      maxStates: Math.min(options.maxStates ?? Number.POSITIVE_INFINITY, Math.max(MIN_SHORTENING_STATES, Math.min(MAX_SHORTENING_STATES, SHORTENING_FACTOR * reduced.arena.count))),
       maxBytes: Math.max(MIN_SHORTENING_BYTES, maxBytes - reduced.budget.used),
     },
     { recordEdges: false, checkProgress: false, startMs, reduce: false, depthLimit: deepest - 1 },
@@ -105,7 +105,14 @@ function shortest<S, A>(model: Model<S, A>, options: CheckOptions, reduced: Expl
   });
 }
 
-/** The most states the counterexample search of `shortest` stores. */
+/**
+ * The states the counterexample search of `shortest` may store: SHORTENING_FACTOR times those of
+ * the reduced run, at least MIN and at most MAX of them, so that reporting a violation costs a
+ * bounded multiple of finding it (a lifted DeepGEMM kernel whose race took 1.5 s spent its whole
+ * 30 s limit in an unbounded search).
+ */
+const SHORTENING_FACTOR = 20;
+const MIN_SHORTENING_STATES = 20_000;
 const MAX_SHORTENING_STATES = 2_000_000;
 const MIN_SHORTENING_BYTES = 64 * 2 ** 20;
 
