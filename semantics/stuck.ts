@@ -46,6 +46,8 @@ export interface Outside {
   /** per process, 1 for those of the set: roles 0..R−1, role r's wgmma unit at R + 2r and TMA-store unit at R + 2r + 1, and copy i in flight at firstCopy + i */
   readonly inSet: Uint8Array;
   readonly firstCopy: number;
+  /** each role's position in s (positions.ts), worked out once per state by the caller */
+  readonly at: Int32Array;
 }
 
 /** The process id of the unit that retires role r's groups of kind u (for a warpgroup's wgmma, its first role's), in Outside's layout. */
@@ -100,6 +102,8 @@ export class StuckBarriers {
   private readonly seen: Uint32Array;
   private runId = 0;
   private s!: MachineState;
+  /** the roles' positions in `s` (Outside.at) */
+  private at: Int32Array = new Int32Array(0);
   /** knowledgeAt per (completions, barrier, waiter), for the state `factsOf` */
   private readonly facts = new Map<number, Float64Array>();
   /**
@@ -150,6 +154,7 @@ export class StuckBarriers {
   run(out: Outside): Stuck {
     const { m, horizons, bound, counts } = this;
     const s = (this.s = out.s);
+    this.at = out.at;
     this.runId = (this.runId + 1) >>> 0 || 1;
     const R = m.roles.length;
     if (this.factsOf !== s) {
@@ -157,7 +162,7 @@ export class StuckBarriers {
       this.facts.clear();
       this.factsUsed = 0;
       // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
-      this.transfer = s.roles.every((rs, p) => !horizons.touchesEverythingFrom(p, horizons.positions.of(p, rs)));
+      this.transfer = s.roles.every((_, p) => !horizons.touchesEverythingFrom(p, out.at[p]!));
     }
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
@@ -169,7 +174,7 @@ export class StuckBarriers {
     for (let p = 0; p < R; p++) {
       const rs = s.roles[p];
       if (out.inSet[p] === 1 || rs === undefined) continue;
-      const at = horizons.positions.of(p, rs);
+      const at = out.at[p]!;
       if (at >= horizons.positions.length(p)) continue;
       if (this.waitsOnSetUnit(out, p)) {
         this.stop[p] = at; // no wait index: it never moves on, and nothing of it is counted
@@ -242,7 +247,7 @@ export class StuckBarriers {
   /** Walk role p on from wait index stopIndex[p] to its next stop, counting its ops from `from` up to it. */
   private advance(p: number, from: number): void {
     const { m, horizons, counts } = this;
-    const pc = horizons.positions.of(p, this.s.roles[p]!);
+    const pc = this.at[p]!;
     const end = horizons.straightEnd(p, pc);
     const next = this.walk(p, this.stopIndex[p]!, end);
     this.stopIndex[p] = next;
@@ -371,7 +376,7 @@ export class StuckBarriers {
     for (let x = 0; x < B; x++) facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, knows(s.hb.roles[a], x));
     const { horizons } = this;
     const waits = horizons.waits[a]!;
-    for (let k = horizons.firstWait(a, horizons.positions.of(a, s.roles[a]!)); k < waits.length && waits[k]! < at; k++) {
+    for (let k = horizons.firstWait(a, this.at[a]!); k < waits.length && waits[k]! < at; k++) {
       const x = horizons.waitBarriers[a]![k]!;
       const parity = horizons.waitParities[a]![k]!;
       if (s.barriers[x]?.valid !== 1 || (parity !== 0 && parity !== 1)) continue;
@@ -386,8 +391,7 @@ export class StuckBarriers {
   private onlyArriver(b: number): number | undefined {
     let found: number | undefined;
     for (let r = 0; r < this.m.roles.length; r++) {
-      const rs = this.s.roles[r];
-      if (!this.futures.arrives(r, rs ? this.horizons.positions.of(r, rs) : Infinity, b)) continue;
+      if (!this.futures.arrives(r, this.s.roles[r] ? this.at[r]! : Infinity, b)) continue;
       if (found !== undefined) return undefined;
       found = r;
     }
@@ -397,7 +401,7 @@ export class StuckBarriers {
   /** The position of the op of role a's straight-line code at which its arrivals on b from its pc reach `need`; undefined when they do not, or are not known there. */
   private arrivalOp(a: number, b: number, need: number): number | undefined {
     const { horizons } = this;
-    const pc = horizons.positions.of(a, this.s.roles[a]!);
+    const pc = this.at[a]!;
     const c = horizons.countsOfEffect(a);
     let arrivals = 0;
     for (let at = pc, end = horizons.straightEnd(a, pc); at < end; at++) {
