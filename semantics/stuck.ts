@@ -20,7 +20,7 @@
 // set land; raise N_b to what those updates allow (the current phase needs the pending arrivals
 // and, when those are all there is, the bytes; each later phase the expected count); move the
 // roles stopped on a raised barrier on; repeat. A wait passed in a walk also teaches its role
-// what the barrier's arrivers knew (knowledgeAt): a consumer that takes every other k-block knows
+// what the barrier's arrivers knew (lessons.ts): a consumer that takes every other k-block knows
 // a stage's first round was filled because the other consumer released the order barrier after
 // it. Sound by induction on the first completion past a bound: before it every outside role is
 // short of its stop, so every update made so far is among those counted, which allow no more
@@ -33,8 +33,8 @@
 // counts show that the outside alone cannot complete b they never raise it.
 import { barrierObject, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
 import { phaseDistance } from './hb.ts';
-import type { Knowledge } from './bits.ts';
 import { fewerPerArrival, NAMED_SYNC, type Horizons } from './horizon.ts';
+import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
 import { unitRoles } from './async.ts';
 import { currentOp, roleCanMove } from './step.ts';
@@ -104,18 +104,17 @@ export class StuckBarriers {
   private s!: MachineState;
   /** the roles' positions in `s` (Outside.at) */
   private at: Int32Array = new Int32Array(0);
-  /** knowledgeAt per (completions, barrier, waiter), for the state `factsOf` */
-  private readonly facts = new Map<number, Float64Array>();
+  /** what a passed wait teaches (lessons.ts), per state */
+  private readonly lessons: Lessons;
   /**
-   * Arrays handed out for one state and reused for the next (typed-array allocation cost more
-   * than the analysis): the facts of knowledgeAt, and the results of `run`, which the caller keeps
-   * only while it works on that state (newState).
+   * The results of `run`, handed out for one state and reused for the next (typed-array
+   * allocation cost more than the analysis): the caller keeps them only while it works on that
+   * state (newState).
    */
-  private readonly factsPool: Float64Array[] = [];
-  private factsUsed = 0;
   private readonly results: Stuck[] = [];
   private resultsUsed = 0;
-  private factsOf: MachineState | undefined;
+  /** the state `lessons` answers for */
+  private lessonsFor: MachineState | undefined;
   /** whether a passed wait teaches its waiter what its barrier's arrivers knew (no role can reset a barrier any more) */
   private transfer = false;
   /**
@@ -148,6 +147,7 @@ export class StuckBarriers {
     this.lowest = new Float64Array(R * C);
     this.known = new Float64Array(R * C);
     this.seen = new Uint32Array(R * C);
+    this.lessons = new Lessons(m, horizons, futures);
   }
 
   /** The bounds, the stops of the outside roles and what they do to each barrier before them. */
@@ -157,10 +157,9 @@ export class StuckBarriers {
     this.at = out.at;
     this.runId = (this.runId + 1) >>> 0 || 1;
     const R = m.roles.length;
-    if (this.factsOf !== s) {
-      this.factsOf = s;
-      this.facts.clear();
-      this.factsUsed = 0;
+    if (this.lessonsFor !== s) {
+      this.lessonsFor = s;
+      this.lessons.reset(s, out.at);
       // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
       this.transfer = s.roles.every((_, p) => !horizons.touchesEverythingFrom(p, out.at[p]!));
     }
@@ -325,96 +324,16 @@ export class StuckBarriers {
 
   /**
    * Role p passed a wait on barrier b that needs `completions` more phases of b than the state has:
-   * it learns what those completions imply (knowledgeAt) about every barrier.
+   * it learns what those completions imply (lessons.ts) about every barrier.
    */
   private learn(p: number, b: number, completions: number): void {
-    const B = this.m.barrierCount;
-    const key = (completions * B + b) * this.m.roles.length + p;
-    let facts = this.facts.get(key);
-    if (facts === undefined) {
-      facts = this.knowledgeAt(p, b, completions);
-      this.facts.set(key, facts);
-    }
+    const lesson = this.lessons.lesson(p, b, completions);
     const { lowest, known } = this;
-    for (let x = 0; x < B; x++) {
-      const at = this.entry(p, x);
-      lowest[at] = Math.max(lowest[at]!, facts[2 * x]!);
-      known[at] = Math.max(known[at]!, facts[2 * x + 1]!);
+    for (let i = 1, end = 1 + 3 * lesson[0]!; i < end; i += 3) {
+      const at = this.entry(p, lesson[i]!);
+      lowest[at] = Math.max(lowest[at]!, lesson[i + 1]!);
+      known[at] = Math.max(known[at]!, lesson[i + 2]!);
     }
-  }
-
-  /**
-   * What a role that passes a wait on b after `completions` more phases of b has learnt, per
-   * barrier x at 2x (a lowest phase of x) and 2x + 1 (a phase of x it knows): the wait joins the
-   * knowledge of b's completed phases (mbarrier.ts: barDone, and barPending once the current phase
-   * completes). When one role A other than p is the only one that can still arrive on b, the
-   * completions need A's arrivals up to some op of A's straight-line code: A passed its waits before
-   * that op, so the phases they needed had been reached, and A knew them (the same rule as `walk`).
-   * This is how a consumer that takes every other k-block knows a stage's earlier round was filled:
-   * the other consumer, which took it, released the order barrier it waits on.
-   */
-  private knowledgeAt(p: number, b: number, completions: number): Float64Array {
-    const { m, s } = this;
-    const B = m.barrierCount;
-    let facts = this.factsPool[this.factsUsed];
-    if (facts === undefined) this.factsPool.push((facts = new Float64Array(2 * B)));
-    this.factsUsed++;
-    const knows = (k: Knowledge | undefined, x: number): number => {
-      const d = k === undefined ? 2 : phaseDistance(m, k, x);
-      return d === 2 ? -Infinity : (s.barriers[x]?.phase ?? 0) - d;
-    };
-    for (let x = 0; x < B; x++) {
-      facts[2 * x] = s.barriers[x]?.phase ?? 0;
-      facts[2 * x + 1] = Math.max(knows(s.hb.barDone[b], x), completions > 0 ? knows(s.hb.barPending[b], x) : -Infinity);
-    }
-    if (completions <= 0) return facts;
-    const a = this.onlyArriver(b);
-    const bar = s.barriers[b];
-    if (a === undefined || a === p || !bar || bar.expected <= 0) return facts;
-    const at = this.arrivalOp(a, b, bar.pending + (completions - 1) * bar.expected);
-    if (at === undefined) return facts;
-    for (let x = 0; x < B; x++) facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, knows(s.hb.roles[a], x));
-    const { horizons } = this;
-    const waits = horizons.waits[a]!;
-    for (let k = horizons.firstWait(a, this.at[a]!); k < waits.length && waits[k]! < at; k++) {
-      const x = horizons.waitBarriers[a]![k]!;
-      const parity = horizons.waitParities[a]![k]!;
-      if (s.barriers[x]?.valid !== 1 || (parity !== 0 && parity !== 1)) continue;
-      const after = phaseAfterPass(facts[2 * x]!, parity);
-      facts[2 * x] = after;
-      facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, after);
-    }
-    return facts;
-  }
-
-  /** The one role that may still arrive on b (or reset it), or undefined when none or several may. */
-  private onlyArriver(b: number): number | undefined {
-    let found: number | undefined;
-    for (let r = 0; r < this.m.roles.length; r++) {
-      if (!this.futures.arrives(r, this.s.roles[r] ? this.at[r]! : Infinity, b)) continue;
-      if (found !== undefined) return undefined;
-      found = r;
-    }
-    return found;
-  }
-
-  /** The position of the op of role a's straight-line code at which its arrivals on b from its pc reach `need`; undefined when they do not, or are not known there. */
-  private arrivalOp(a: number, b: number, need: number): number | undefined {
-    const { horizons } = this;
-    const pc = this.at[a]!;
-    const c = horizons.countsOfEffect(a);
-    let arrivals = 0;
-    for (let at = pc, end = horizons.straightEnd(a, pc); at < end; at++) {
-      for (let i = horizons.effectsFrom(a, at), last = horizons.effectsFrom(a, at + 1); i < last; i++) {
-        const x = horizons.barrierOfEffect(a, i);
-        if (x < 0) return undefined;
-        if (x !== b) continue;
-        arrivals += c[3 * i]!;
-        if (!Number.isFinite(arrivals)) return undefined;
-        if (arrivals >= need) return at;
-      }
-    }
-    return undefined;
   }
 
   /** Add what role p's ops at lo..hi−1 do to barriers. */
@@ -530,7 +449,3 @@ export function threadsMissing(s: MachineState, id: number, threads: number): nu
   return (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
 }
 
-/** The lowest phase a barrier at `low` or later can be in once a wait of this parity passed: one of the other parity. */
-function phaseAfterPass(low: number, parity: number): number {
-  return (low & 1) === parity ? low + 1 : low;
-}
