@@ -56,6 +56,9 @@ export class Lessons {
   private readonly cursors: Cursor[] = [];
   /** facts for a count no cursor answers */
   private readonly scratch: Float64Array;
+  /** per barrier: the only role that may still arrive on it (−1: none or several), for the state of `arriverStamps` */
+  private readonly arrivers: Int32Array;
+  private readonly arriverStamps: Uint32Array;
 
   constructor(m: Machine, horizons: Horizons, futures: Futures) {
     this.m = m;
@@ -63,6 +66,8 @@ export class Lessons {
     this.futures = futures;
     this.rowStamps = new Uint32Array(2 * m.barrierCount + m.roles.length);
     this.scratch = new Float64Array(2 * m.barrierCount);
+    this.arrivers = new Int32Array(m.barrierCount);
+    this.arriverStamps = new Uint32Array(m.barrierCount);
   }
 
   /** Start on state s, the roles at positions `at`: every answer of the last state is void. */
@@ -84,8 +89,8 @@ export class Lessons {
     const { m, s } = this;
     const B = m.barrierCount;
     const key = (completions * B + b) * m.roles.length + p;
-    const known = this.lessons.get(key);
-    if (known !== undefined) return known;
+    const cached = this.lessons.get(key);
+    if (cached !== undefined) return cached;
     const facts = this.factsAt(p, b, completions);
     let lesson = this.pool[this.used];
     if (lesson === undefined) this.pool.push((lesson = new Float64Array(1 + 3 * B)));
@@ -216,12 +221,23 @@ export class Lessons {
 
   /** The one role that may still arrive on b (or reset it), or undefined when none or several may. */
   private onlyArriver(b: number): number | undefined {
-    let found: number | undefined;
+    // it depends on the state and b alone: worked out once per state, whatever is asked about b
+    if (this.arriverStamps[b] !== this.stamp) {
+      this.arriverStamps[b] = this.stamp;
+      this.arrivers[b] = this.findOnlyArriver(b);
+    }
+    const a = this.arrivers[b]!;
+    return a < 0 ? undefined : a;
+  }
+
+  private findOnlyArriver(b: number): number {
+    let found = -1;
     for (let r = 0; r < this.m.roles.length; r++) {
       if (!this.futures.arrives(r, this.s.roles[r] ? this.at[r]! : Infinity, b)) continue;
-      if (found !== undefined) return undefined;
+      if (found >= 0) return -1;
       found = r;
     }
     return found;
   }
+
 }
