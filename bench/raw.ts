@@ -11,6 +11,8 @@ import type { SpinInstance, SpinResult, SpinRunner } from './spin.ts';
 export interface RawRow {
   readonly instance: SpinInstance;
   readonly arefcheck: Report;
+  /** the same run with collapse compression */
+  readonly collapsed: Report;
   readonly spin?: SpinResult;
 }
 
@@ -27,7 +29,8 @@ export async function benchRaw(runner: SpinRunner | undefined): Promise<RawRow[]
   const rows: RawRow[] = [];
   for (const instance of RAW_INSTANCES) {
     const arefcheck = verifyProgram(programOf(instance), { level: instance.level, reduction: false });
-    rows.push({ instance, arefcheck, ...(runner ? { spin: await runner.verify(instance) } : {}) });
+    const collapsed = verifyProgram(programOf(instance), { level: instance.level, reduction: false, collapse: true });
+    rows.push({ instance, arefcheck, collapsed, ...(runner ? { spin: await runner.verify(instance) } : {}) });
   }
   return rows;
 }
@@ -37,11 +40,13 @@ const ratio = (x: number): string => (x >= 10 ? `${Math.round(x)}×` : `${x.toFi
 
 export function rawTable(rows: readonly RawRow[]): string[] {
   const lines = [
-    '| level | D | P | C | K | verdict | arefcheck states | ms | states/s | B/state | SPIN states | pan s | pan wall ms | SPIN states/s | SPIN B/state stored | SPIN B/state total | states/s ratio | B/state ratio (stored) | time ratio |',
-    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| level | D | P | C | K | verdict | arefcheck states | ms | states/s | B/state | with --collapse: ms | B/state | SPIN states | pan s | pan wall ms | SPIN states/s | SPIN B/state stored | SPIN B/state total | states/s ratio | B/state ratio (stored) | with --collapse | time ratio | with --collapse |',
+    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const { instance: c, arefcheck: a, spin: s } of rows) {
+  for (const { instance: c, arefcheck: a, collapsed, spin: s } of rows) {
     const st = a.stats;
+    const co = collapsed.stats;
+    if (co.states !== st.states || collapsed.verdict !== a.verdict) throw new Error(`collapse changed the run of ${c.level} D${c.depth} C${c.consumers} K${c.iterations}`);
     const spinRate = s && s.panSeconds > 0 ? s.states / s.panSeconds : undefined;
     const cells = s
       ? [
@@ -53,10 +58,12 @@ export function rawTable(rows: readonly RawRow[]): string[] {
           s.totalBytes !== undefined ? fmt(s.totalBytes / s.states) : '—',
           spinRate ? ratio(st.statesPerSecond / spinRate) : '—',
           s.storedBytesPerState ? ratio(st.bytesPerState / s.storedBytesPerState) : '—',
+          s.storedBytesPerState ? ratio(co.bytesPerState / s.storedBytesPerState) : '—',
           ratio(st.ms / s.runMs),
+          ratio(co.ms / s.runMs),
         ]
-      : ['(no spin)', '', '', '', '', '', '', '', ''];
-    lines.push(`| ${c.level} | ${c.depth} | ${c.pending} | ${c.consumers} | ${c.iterations} | ${a.verdict}${s && s.verdict !== a.verdict ? ` (SPIN: ${s.verdict})` : ''} | ${fmt(st.states)} | ${fmt(st.ms)} | ${fmt(st.statesPerSecond)} | ${fmt(st.bytesPerState)} | ${cells.join(' | ')} |`);
+      : ['(no spin)', '', '', '', '', '', '', '', '', '', ''];
+    lines.push(`| ${c.level} | ${c.depth} | ${c.pending} | ${c.consumers} | ${c.iterations} | ${a.verdict}${s && s.verdict !== a.verdict ? ` (SPIN: ${s.verdict})` : ''} | ${fmt(st.states)} | ${fmt(st.ms)} | ${fmt(st.statesPerSecond)} | ${fmt(st.bytesPerState)} | ${fmt(co.ms)} | ${fmt(co.bytesPerState)} | ${cells.join(' | ')} |`);
   }
   return lines;
 }

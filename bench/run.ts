@@ -189,7 +189,7 @@ async function main(argv: readonly string[]): Promise<void> {
       sections.push(
         '## Without reduction: the explorer against pan -DNOREDUCE (bench/raw.ts)',
         '',
-        'arefcheck `reduction: false` (`--no-por`) and pan built with `-DNOREDUCE`, full explorations in both. arefcheck *B/state*: every typed array of the explorer (compressed states, links, the visited table) over the states. *SPIN B/state stored*: pan\'s "state-vector as stored … + overhead" (its states alone); *total*: pan\'s "total actual memory usage" (its 2^24-slot hash table included) over its states. *B/state ratio* = arefcheck B/state / SPIN B/state stored; *time ratio* = arefcheck ms / pan wall ms.',
+        'arefcheck `reduction: false` (`--no-por`) and pan built with `-DNOREDUCE`, full explorations in both. arefcheck *B/state*: every typed array of the explorer (compressed states, links, the visited table) over the states. *SPIN B/state stored*: pan\'s "state-vector as stored … + overhead" (its states alone); *total*: pan\'s "total actual memory usage" (its 2^24-slot hash table included) over its states. *B/state ratio* = arefcheck B/state / SPIN B/state stored; *time ratio* = arefcheck ms / pan wall ms. *with --collapse*: the same run with collapse compression (`collapse: true`: the barriers, the happens-before knowledge and the work in flight stored once per distinct value; the same states and verdict, checked by the bench).',
         '',
         ...rawTable(await benchRaw(runner)),
         '',

@@ -3,8 +3,9 @@
 // assigned in BFS order, so the arena is also the BFS queue (expand ids 0, 1, 2, … while new ones
 // are appended). The bytes live in fixed-size chunks that are never copied: growing one big array
 // would copy every state stored so far each time and hold the old and the new array at once.
-// Chunks double from 4 KiB up to 16 MiB, so a small check allocates little; a state never
-// straddles two chunks.
+// Chunks double from 4 KiB up to 1 MiB, so a small check allocates little and the last chunk's
+// unused rest stays small (16 MiB chunks left a fifth of a run's bytes unused); 65,536 chunks of
+// 1 MiB hold 64 GiB. A state never straddles two chunks.
 //
 // Compression: each word is zigzag-mapped (0, −1, 1, −2, … → 0, 1, 2, 3, …) and written 7 bits
 // per byte, low bits first, the high bit of a byte saying another follows. The words of a state
@@ -12,12 +13,13 @@
 // instead of four. The map is a bijection on word sequences, so equal states still have equal
 // bytes and the visited table compares bytes.
 
+import type { Collapser } from './collapse.ts';
 import { ByteBudget, grow, MemoryLimitError } from './growable.ts';
 
 /** Largest action index a state's link can hold (Uint16Array). */
 export const MAX_ACTION_INDEX = 0xffff;
 const FIRST_CHUNK_BYTES = 1 << 12;
-const MAX_CHUNK_BYTES = 1 << 24;
+const MAX_CHUNK_BYTES = 1 << 20;
 /** Most bytes one word takes. */
 const MAX_WORD_BYTES = 5;
 
@@ -39,16 +41,24 @@ export class StateArena {
   private compared = new Int32Array(64);
 
   private readonly budget: ByteBudget;
+  /** with collapse compression: what turns a state's words into the words stored, and back */
+  private readonly collapser: Collapser | undefined;
 
-  constructor(budget: ByteBudget) {
+  constructor(budget: ByteBudget, collapser?: Collapser) {
     this.budget = budget;
+    this.collapser = collapser;
     this.chunkOf = budget.alloc(Uint16Array, 256);
     this.starts = budget.alloc(Uint32Array, 256);
     this.parents = budget.alloc(Int32Array, 256);
     this.actionIndices = budget.alloc(Uint16Array, 256);
   }
 
-  /** Store a new state, compressed straight into the last chunk; returns its id. */
+  /** The words to store, hash and compare for a state's words (themselves without collapse; a scratch with it). */
+  stored(stateWords: Int32Array): Int32Array {
+    return this.collapser ? this.collapser.compact(stateWords) : stateWords;
+  }
+
+  /** Store a new state (its `stored` words), compressed straight into the last chunk; returns its id. */
   append(stateWords: Int32Array, parent: number, actionIndex: number): number {
     const id = this.count;
     const room = MAX_WORD_BYTES * stateWords.length; // the most the state can take
@@ -98,7 +108,8 @@ export class StateArena {
 
   /** The words of state `id`, decoded into a new array (the caller may keep it). */
   view(id: number): Int32Array {
-    return this.decodeInto(id, false).slice();
+    const words = this.decodeInto(id, false);
+    return (this.collapser ? this.collapser.expand(words, false) : words).slice();
   }
 
   /**
@@ -106,7 +117,8 @@ export class StateArena {
    * `expand` (the explorer's hot loop; a new array per state costs more than the decoding).
    */
   expand(id: number): Int32Array {
-    return this.decodeInto(id, true);
+    const words = this.decodeInto(id, true);
+    return this.collapser ? this.collapser.expand(words, true) : words;
   }
 
   private decodeInto(id: number, scratch: boolean): Int32Array {
@@ -139,8 +151,13 @@ export class StateArena {
     return n;
   }
 
-  /** True when state `id` has exactly these words (a duplicate successor is never compressed). */
+  /** True when state `id` is the state with these words. */
   equals(id: number, stateWords: Int32Array): boolean {
+    return this.storedEquals(id, this.stored(stateWords));
+  }
+
+  /** True when state `id` has exactly these `stored` words (a duplicate successor is never compressed). */
+  storedEquals(id: number, stateWords: Int32Array): boolean {
     // a state of n words takes n to 5n bytes
     const length = this.lengthOf(id);
     if (length < stateWords.length || length > MAX_WORD_BYTES * stateWords.length) return false;

@@ -5,6 +5,7 @@
 
 import { MAX_ACTION_INDEX, StateArena } from './arena.ts';
 import { BitSet } from './bitset.ts';
+import { Collapser } from './collapse.ts';
 import { type EdgeGraph, EdgeRecorder } from './edges.ts';
 import { ByteBudget, MemoryLimitError } from './growable.ts';
 import type { Model } from './model.ts';
@@ -56,7 +57,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
   const maxStates = options.maxStates ?? Number.POSITIVE_INFINITY;
   const deadline = settings.startMs + (options.maxMs ?? Number.POSITIVE_INFINITY);
   const stopAtFirst = options.stopAtFirst ?? false;
-  const arena = new StateArena(budget);
+  const arena = new StateArena(budget, options.collapse && model.blocks?.length ? new Collapser(budget, model.blocks) : undefined);
   const visited = new VisitedTable(budget, arena);
   const violating = new BitSet(budget); // recorded, never expanded
   const edges = settings.recordEdges ? new EdgeRecorder(budget) : undefined;

@@ -8,6 +8,12 @@ export interface Invariant<S> {
   check(state: S): string | undefined;
 }
 
+/** Words `from` up to `to` (exclusive; absent: to the end) of a state's encoding. */
+export interface WordBlock {
+  readonly from: number;
+  readonly to?: number;
+}
+
 export interface Model<S, A> {
   /** Deterministic order: trace replay relies on it. */
   initialStates(): S[];
@@ -37,6 +43,11 @@ export interface Model<S, A> {
   encode(state: S): Int32Array;
   /** `words` may be a view of the explorer's storage: read it, never write to it. */
   decode(words: Int32Array): S;
+  /**
+   * Optional, for collapse compression (CheckOptions.collapse): ordered, disjoint blocks of the
+   * encoding that take few distinct values over a run (only the last may run to the end).
+   */
+  readonly blocks?: readonly WordBlock[];
   formatAction(action: A): string;
   /**
    * Optional: which party (role, async unit, …) performs `action`, as a small integer in 0..31.

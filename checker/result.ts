@@ -59,6 +59,11 @@ export interface CheckOptions {
    * with a progress measure (an acyclic state graph); `false` explores every interleaving.
    */
   readonly reduction?: boolean;
+  /**
+   * Collapse compression (default false): blocks of the encoding the model names (`Model.blocks`)
+   * are stored once each and states point to them. Less memory per state, some more time.
+   */
+  readonly collapse?: boolean;
 }
 
 export interface CheckStats {

@@ -114,4 +114,18 @@ export class StateLayout {
   bar(b: number): number {
     return this.barriers + BAR_WORDS * b;
   }
+
+  /**
+   * The blocks collapse compression stores once each (checker/collapse.ts): the barriers, the
+   * happens-before knowledge, and the tail (work in flight). Each takes far fewer distinct values
+   * than there are states: the roles' positions, loop counters and value tags, which tell states
+   * apart, stay outside.
+   */
+  collapseBlocks(): { from: number; to?: number }[] {
+    const blocks: { from: number; to?: number }[] = [];
+    if (this.namedCount > this.barriers) blocks.push({ from: this.barriers, to: this.namedCount });
+    if (this.fixedWords > this.present) blocks.push({ from: this.present, to: this.fixedWords });
+    blocks.push({ from: this.fixedWords });
+    return blocks;
+  }
 }

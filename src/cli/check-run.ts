@@ -16,6 +16,8 @@ export interface VerificationRun {
   readonly maxBytes?: number;
   /** false: --no-por */
   readonly reduction: boolean;
+  /** --collapse: collapse compression */
+  readonly collapse?: boolean;
   readonly json: boolean;
   readonly traceOut?: string;
   readonly sarif?: string;
@@ -30,6 +32,7 @@ export function runOptions(run: VerificationRun): VerifyOptions {
   return {
     literal: run.literal,
     reduction: run.reduction,
+    ...(run.collapse ? { collapse: true } : {}),
     ...(run.maxBytes === undefined ? {} : { maxBytes: run.maxBytes }),
     ...(run.level === undefined ? {} : { level: run.level }),
     ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),

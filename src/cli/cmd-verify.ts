@@ -32,6 +32,9 @@ Options:
                          (bytes, or with K, M, G: 512M, 4G; default 6G)
   --no-por               explore every interleaving (no partial-order reduction); the
                          counterexamples are then the shortest of the full graph
+  --collapse             store the barriers, the happens-before knowledge and the work in
+                         flight once per distinct value (less memory per state, a little
+                         more time; the same states, verdicts and counterexamples)
   --json                 print one JSON object: verdict, level, violations (kind, message,
                          trace, actionIndices), stats
   --trace-out DIR        write each counterexample to DIR as JSON, for 'arefcheck replay'
@@ -72,6 +75,7 @@ const SPEC: CommandSpec = {
     timeout: { type: 'string' },
     'max-memory': { type: 'string' },
     'no-por': { type: 'boolean' },
+    collapse: { type: 'boolean' },
     json: { type: 'boolean' },
     'trace-out': { type: 'string' },
     sarif: { type: 'string' },

@@ -158,6 +158,8 @@ export function everyKModel(machine: Machine, fragment: Fragment, minK: number):
     invariants,
     isFinal: (x) => beyond(x) || base.isFinal(x.s),
     explainDeadlock: (x) => base.explainDeadlock(x.s),
+    // the open flag follows the state's words: the open-ended last block takes it in
+    ...(base.blocks ? { blocks: base.blocks } : {}),
     encode(x) {
       const words = base.encode(x.s);
       const out = new Int32Array(words.length + 1);

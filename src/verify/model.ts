@@ -80,6 +80,7 @@ export function modelOfMachine(machine: Machine): ProgramModel {
     explainDeadlock: (s) => blockedReasons(machine, s).join('\n'),
     encode: (s) => packer.encode(s),
     decode: (w) => packer.decode(w),
+    blocks: packer.layout.collapseBlocks(),
     ...naming(machine),
     // every action executes one operation or completes one async op: the sum strictly grows
     progress: (s) => s.asyncDone + s.roles.reduce((sum, r) => sum + r.steps, 0),
@@ -122,6 +123,7 @@ export function packedModelOfMachine(machine: Machine): PackedProgramModel {
     // the words are the state: the explorer stores a copy, and never writes to what it reads
     encode: (w) => w,
     decode: (w) => w,
+    blocks: packer.layout.collapseBlocks(),
     ...naming(machine),
     progress: (w) => rules.progress(w),
     ample: (w, actions) => ample().choose(packer.decode(w), actions),

@@ -142,6 +142,8 @@ export function refinementModel(arefProgram: Program, lowered: Machine): Model<R
     ],
     isFinal: (s) => s.bad !== undefined || s.end !== undefined || inner.isFinal(s.inner),
     explainDeadlock: (s) => inner.explainDeadlock(s.inner),
+    // the monitor's words follow the inner state's: its open-ended last block takes them in
+    ...(inner.blocks ? { blocks: inner.blocks } : {}),
     encode(s) {
       const w = inner.encode(s.inner);
       const out = new Int32Array(w.length + s.mon.length + 1);

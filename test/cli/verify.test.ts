@@ -149,10 +149,24 @@ describe('arefcheck verify', () => {
     expect(sarif.runs[0]!.results.map((x) => x.ruleId)).toEqual(['race']);
   });
 
+  it('--collapse reports what a plain run reports, in fewer bytes per state', () => {
+    const file = 'examples/depth-equals-pending.aref';
+    const plain = arefcheck('verify', file, '--level', 'both', '--json');
+    const collapsed = arefcheck('verify', file, '--level', 'both', '--json', '--collapse');
+    expect(collapsed.status).toBe(plain.status);
+    const a = parseReport(plain.stdout);
+    const b = parseReport(collapsed.stdout);
+    expect(b.violations).toEqual(a.violations);
+    expect([b.verdict, b.stats['states'], b.stats['transitions']]).toEqual([a.verdict, a.stats['states'], a.stats['transitions']]);
+    const big = ['pipeline', '--depth', '4', '--pending', '1', '--consumers', '2', '--iterations', '256', '--no-por', '--json'];
+    const bytes = (r: ReturnType<typeof arefcheck>): number => parseReport(r.stdout).stats['bytesPerState']!;
+    expect(bytes(arefcheck(...big, '--collapse'))).toBeLessThan(bytes(arefcheck(...big)));
+  });
+
   it('--help lists the flags and exit codes', () => {
     const r = arefcheck('verify', '--help');
     expect(r.status).toBe(0);
-    for (const flag of ['--level aref|mbarrier|both', '--param', '--json', '--max-states', '--timeout', '--literal', '--trace-out']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--level aref|mbarrier|both', '--param', '--json', '--max-states', '--timeout', '--literal', '--trace-out', '--collapse']) expect(r.stdout).toContain(flag);
     expect(r.stdout).toMatch(/Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive/);
   });
 });
