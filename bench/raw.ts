@@ -28,7 +28,7 @@ const programOf = (i: SpinInstance) => pipelineProgram({ depth: i.depth, pending
 export async function benchRaw(runner: SpinRunner | undefined): Promise<RawRow[]> {
   const rows: RawRow[] = [];
   for (const instance of RAW_INSTANCES) {
-    const arefcheck = verifyProgram(programOf(instance), { level: instance.level, reduction: false });
+    const arefcheck = verifyProgram(programOf(instance), { level: instance.level, reduction: false, collapse: false });
     const collapsed = verifyProgram(programOf(instance), { level: instance.level, reduction: false, collapse: true });
     rows.push({ instance, arefcheck, collapsed, ...(runner ? { spin: await runner.verify(instance) } : {}) });
   }
@@ -40,7 +40,7 @@ const ratio = (x: number): string => (x >= 10 ? `${Math.round(x)}×` : `${x.toFi
 
 export function rawTable(rows: readonly RawRow[]): string[] {
   const lines = [
-    '| level | D | P | C | K | verdict | arefcheck states | ms | states/s | B/state | with --collapse: ms | B/state | SPIN states | pan s | pan wall ms | SPIN states/s | SPIN B/state stored | SPIN B/state total | states/s ratio | B/state ratio (stored) | with --collapse | time ratio | with --collapse |',
+    '| level | D | P | C | K | verdict | arefcheck states | ms | states/s | B/state | with collapse: ms | B/state | SPIN states | pan s | pan wall ms | SPIN states/s | SPIN B/state stored | SPIN B/state total | states/s ratio | B/state ratio (stored) | with collapse | time ratio | with collapse |',
     '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const { instance: c, arefcheck: a, collapsed, spin: s } of rows) {

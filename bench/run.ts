@@ -189,7 +189,7 @@ async function main(argv: readonly string[]): Promise<void> {
       sections.push(
         '## Without reduction: the explorer against pan -DNOREDUCE (bench/raw.ts)',
         '',
-        'arefcheck `reduction: false` (`--no-por`) and pan built with `-DNOREDUCE`, full explorations in both. arefcheck *B/state*: every typed array of the explorer (compressed states, links, the visited table) over the states. *SPIN B/state stored*: pan\'s "state-vector as stored … + overhead" (its states alone); *total*: pan\'s "total actual memory usage" (its 2^24-slot hash table included) over its states. *B/state ratio* = arefcheck B/state / SPIN B/state stored; *time ratio* = arefcheck ms / pan wall ms. *with --collapse*: the same run with collapse compression (`collapse: true`: the barriers, the happens-before knowledge and the work in flight stored once per distinct value; the same states and verdict, checked by the bench).',
+        'arefcheck `reduction: false` (`--no-por`) and pan built with `-DNOREDUCE`, full explorations in both. arefcheck *B/state*: every typed array of the explorer (compressed states, links, the visited table) over the states. *SPIN B/state stored*: pan\'s "state-vector as stored … + overhead" (its states alone); *total*: pan\'s "total actual memory usage" (its 2^24-slot hash table included) over its states. *B/state ratio* = arefcheck B/state / SPIN B/state stored; *time ratio* = arefcheck ms / pan wall ms. The first arefcheck columns are `--no-collapse` (`collapse: false`); *with collapse*: the same run with collapse compression, the default (the barriers, the happens-before knowledge and the work in flight stored once per distinct value; the same states and verdict, checked by the bench).',
         '',
         ...rawTable(await benchRaw(runner)),
         '',
@@ -268,7 +268,8 @@ export const BENCH_NOTES = `How to read the tables:
   invariants and the termination check); *B/state* the explorer's typed arrays divided by the states.
   The mbarrier level is the generated program already lowered (no refinement monitor), as SPIN's
   \`aref_mbar.pml\` is. Partial-order reduction is on (the default; docs/checker.md), as SPIN's is
-  (\`-DSAFETY\` keeps it): the state counts are those of the reduced graphs.
+  (\`-DSAFETY\` keeps it): the state counts are those of the reduced graphs. Collapse compression
+  is on too (the default), as SPIN's is not: it changes bytes, not states.
 - **SPIN**: \`spin -a -DD=.. -DK=.. -DP=.. -DC=.. aref.pml\` (or \`aref_mbar.pml\`),
   \`gcc -O2 -DSAFETY -o pan pan.c\`, \`./pan -m100000\`, one pan at a time (bench/spin.ts). *pan s* is
   pan's own "elapsed time" (10 ms resolution); *pan wall ms* is the whole \`./pan\` process, which

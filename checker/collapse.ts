@@ -14,15 +14,39 @@ interface BlockTable {
   readonly visited: VisitedTable;
 }
 
+/** A scratch buffer and its views by length, each made once (a new view per call costs more than the copying it frames). */
+class Scratch {
+  words = new Int32Array(64);
+  private views: (Int32Array | undefined)[] = [];
+
+  /** The buffer, with room for n words (a larger one, and new views, when it has not). */
+  room(n: number): Int32Array {
+    if (this.words.length < n) {
+      this.words = new Int32Array(2 * n);
+      this.views = [];
+    }
+    return this.words;
+  }
+
+  /** Its first n words. */
+  view(n: number): Int32Array {
+    return (this.views[n] ??= this.words.subarray(0, n));
+  }
+}
+
 export class Collapser {
-  private readonly blocks: readonly WordBlock[];
+  /** block i: words froms[i] up to tos[i] (−1: to the end) */
+  private readonly froms: Int32Array;
+  private readonly tos: Int32Array;
   private readonly tables: BlockTable[];
-  private stored = new Int32Array(64);
+  private readonly stored = new Scratch();
+  /** each block's words, copied out for its table's lookup */
+  private readonly blockWords: Scratch[];
   /** two scratches, like the arena's: a trace viewed while the explorer expands a state must not overwrite it */
-  private expanded = new Int32Array(64);
-  private viewed = new Int32Array(64);
+  private readonly expanded = new Scratch();
+  private readonly viewed = new Scratch();
   private readonly ids: Int32Array;
-  /** the block ids of the state expanded last (the parent of the successors compacted next), and whether there is one */
+  /** the block ids of the state expanded last (the parent of the successors compacted next), and its length (0: none yet) */
   private readonly parentIds: Int32Array;
   private parentWords = 0;
   private readonly parts: Int32Array[] = [];
@@ -34,9 +58,11 @@ export class Collapser {
         throw new Error('model: collapse blocks must be ordered, disjoint ranges, only the last open-ended');
       }
     });
-    this.blocks = blocks;
+    this.froms = Int32Array.from(blocks, (b) => b.from);
+    this.tos = Int32Array.from(blocks, (b) => b.to ?? -1);
     this.ids = new Int32Array(blocks.length);
     this.parentIds = new Int32Array(blocks.length);
+    this.blockWords = blocks.map(() => new Scratch());
     this.tables = blocks.map(() => {
       const arena = new StateArena(budget);
       return { arena, visited: new VisitedTable(budget, arena) };
@@ -45,28 +71,30 @@ export class Collapser {
 
   /** The words stored for a state: its words outside the blocks, then each block's index (a scratch, valid until the next call). */
   compact(words: Int32Array): Int32Array {
-    const blocks = this.blocks;
-    if (this.stored.length < words.length + blocks.length) this.stored = new Int32Array(2 * (words.length + blocks.length));
-    const out = this.stored;
-    const ids = this.ids;
+    const { froms, tos, ids } = this;
+    const count = froms.length;
+    const out = this.stored.room(words.length + count);
     let n = 0;
     let at = 0;
-    for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i]!;
-      const to = b.to ?? words.length;
+    for (let i = 0; i < count; i++) {
+      const from = froms[i]!;
+      const to = tos[i]! < 0 ? words.length : tos[i]!;
       if (to > words.length) throw new Error(`model: a state of ${words.length} words ends inside collapse block ${i}`);
-      for (; at < b.from; at++) out[n++] = words[at]!;
+      for (; at < from; at++) out[n++] = words[at]!;
       // a successor shares most blocks with its parent: equal words are the parent's block
-      if (this.sameAsParent(words, b.from, to)) ids[i] = this.parentIds[i]!;
+      if (this.sameAsParent(words, from, to)) ids[i] = this.parentIds[i]!;
       else {
-        const id = this.tables[i]!.visited.findOrAdd(words.subarray(b.from, to), -1, 0);
+        const scratch = this.blockWords[i]!;
+        const block = scratch.room(to - from);
+        for (let k = from; k < to; k++) block[k - from] = words[k]!;
+        const id = this.tables[i]!.visited.findOrAdd(scratch.view(to - from), -1, 0);
         ids[i] = id < 0 ? ~id : id;
       }
       at = to;
     }
     for (; at < words.length; at++) out[n++] = words[at]!;
-    for (let i = 0; i < blocks.length; i++) out[n++] = ids[i]!;
-    return out.subarray(0, n);
+    for (let i = 0; i < count; i++) out[n++] = ids[i]!;
+    return this.stored.view(n);
   }
 
   /**
@@ -75,41 +103,36 @@ export class Collapser {
    * against it), otherwise for a view.
    */
   expand(stored: Int32Array, parent: boolean): Int32Array {
-    const blocks = this.blocks;
-    const outside = stored.length - blocks.length;
+    const { froms } = this;
+    const count = froms.length;
+    const outside = stored.length - count;
     let length = outside;
     const parts = this.parts;
-    for (let i = 0; i < blocks.length; i++) {
+    for (let i = 0; i < count; i++) {
       parts[i] = this.tables[i]!.arena.expand(stored[outside + i]!); // each table's own scratch
       length += parts[i]!.length;
     }
-    let out = parent ? this.expanded : this.viewed;
-    if (out.length < length) {
-      out = new Int32Array(2 * length);
-      if (parent) this.expanded = out;
-      else this.viewed = out;
-    }
+    const scratch = parent ? this.expanded : this.viewed;
+    const out = scratch.room(length);
     let n = 0;
     let from = 0;
-    for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i]!;
-      for (; n < b.from; n++) out[n] = stored[from++]!;
-      const words = parts[i]!;
-      out.set(words, n);
-      n += words.length;
+    for (let i = 0; i < count; i++) {
+      for (const start = froms[i]!; n < start; n++) out[n] = stored[from++]!;
+      out.set(parts[i]!, n);
+      n += parts[i]!.length;
     }
     while (from < outside) out[n++] = stored[from++]!;
     if (parent) {
-      for (let i = 0; i < blocks.length; i++) this.parentIds[i] = stored[outside + i]!;
+      for (let i = 0; i < count; i++) this.parentIds[i] = stored[outside + i]!;
       this.parentWords = n;
     }
-    return out.subarray(0, n);
+    return scratch.view(n);
   }
 
   /** Words [from, to) of `words` are those of the parent's block there. */
   private sameAsParent(words: Int32Array, from: number, to: number): boolean {
     if (this.parentWords === 0 || (to === words.length) !== (to === this.parentWords) || to > this.parentWords) return false;
-    const parent = this.expanded;
+    const parent = this.expanded.words;
     for (let k = from; k < to; k++) if (words[k] !== parent[k]) return false;
     return true;
   }

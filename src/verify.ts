@@ -27,7 +27,7 @@ export interface VerifyOptions {
   readonly stopAtFirst?: boolean;
   /** Partial-order reduction (default true); false explores every interleaving. */
   readonly reduction?: boolean;
-  /** Collapse compression (default false): less memory per state, some more time (docs/checker.md). */
+  /** Collapse compression (default true): less memory per state, some more time (docs/checker.md). */
   readonly collapse?: boolean;
   readonly onProgress?: (info: ProgressInfo) => void;
   /** Polled during exploration: true stops the run as inconclusive (the CLI's Ctrl-C). */
@@ -59,7 +59,7 @@ export function checkOptions(options: VerifyOptions): CheckOptions {
     maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxBytes,
     stopAtFirst: options.stopAtFirst ?? false,
     reduction: options.reduction ?? true,
-    collapse: options.collapse ?? false,
+    collapse: options.collapse ?? true,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.interrupted ? { interrupted: options.interrupted } : {}),
   };

@@ -16,7 +16,7 @@ export interface VerificationRun {
   readonly maxBytes?: number;
   /** false: --no-por */
   readonly reduction: boolean;
-  /** --collapse: collapse compression */
+  /** false: --no-collapse */
   readonly collapse?: boolean;
   readonly json: boolean;
   readonly traceOut?: string;
@@ -32,7 +32,7 @@ export function runOptions(run: VerificationRun): VerifyOptions {
   return {
     literal: run.literal,
     reduction: run.reduction,
-    ...(run.collapse ? { collapse: true } : {}),
+    ...(run.collapse === false ? { collapse: false } : {}),
     ...(run.maxBytes === undefined ? {} : { maxBytes: run.maxBytes }),
     ...(run.level === undefined ? {} : { level: run.level }),
     ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),

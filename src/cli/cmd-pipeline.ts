@@ -42,7 +42,7 @@ Options:
   --max-states N         (verify) stop (inconclusive) after storing N states
   --max-memory SIZE      (verify) stop (inconclusive) past SIZE of tables (512M, 4G; default 6G)
   --no-por               (verify) explore every interleaving (no partial-order reduction)
-  --collapse             (verify) collapse compression: less memory per state, a little more time
+  --no-collapse          (verify) no collapse compression (more memory per state, a little less time)
   --timeout S            (verify) stop (inconclusive) after S seconds
   --literal              (verify) follow the paper's consumed rule as written
   --trace-out DIR        (verify) write each counterexample to DIR as JSON; replay it on the
@@ -77,7 +77,7 @@ const SPEC: CommandSpec = {
     'max-states': { type: 'string' },
     'max-memory': { type: 'string' },
     'no-por': { type: 'boolean' },
-    collapse: { type: 'boolean' },
+    'no-collapse': { type: 'boolean' },
     timeout: { type: 'string' },
     literal: { type: 'boolean' },
     'trace-out': { type: 'string' },

@@ -32,9 +32,10 @@ Options:
                          (bytes, or with K, M, G: 512M, 4G; default 6G)
   --no-por               explore every interleaving (no partial-order reduction); the
                          counterexamples are then the shortest of the full graph
-  --collapse             store the barriers, the happens-before knowledge and the work in
-                         flight once per distinct value (less memory per state, a little
-                         more time; the same states, verdicts and counterexamples)
+  --no-collapse          store every state whole: no collapse compression, which keeps the
+                         barriers, the happens-before knowledge and the work in flight once
+                         per distinct value (it saves memory per state for a little time;
+                         the same states, verdicts and counterexamples either way)
   --json                 print one JSON object: verdict, level, violations (kind, message,
                          trace, actionIndices), stats
   --trace-out DIR        write each counterexample to DIR as JSON, for 'arefcheck replay'
@@ -75,7 +76,7 @@ const SPEC: CommandSpec = {
     timeout: { type: 'string' },
     'max-memory': { type: 'string' },
     'no-por': { type: 'boolean' },
-    collapse: { type: 'boolean' },
+    'no-collapse': { type: 'boolean' },
     json: { type: 'boolean' },
     'trace-out': { type: 'string' },
     sarif: { type: 'string' },

@@ -53,7 +53,7 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
     literal: flagBoolean(cl, 'literal'),
     json: flagBoolean(cl, 'json'),
     reduction: !flagBoolean(cl, 'no-por'),
-    ...(flagBoolean(cl, 'collapse') ? { collapse: true } : {}),
+    ...(flagBoolean(cl, 'no-collapse') ? { collapse: false } : {}),
     ...(level === undefined ? {} : { level }),
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(maxStates === undefined ? {} : { maxStates }),

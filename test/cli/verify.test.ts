@@ -149,10 +149,10 @@ describe('arefcheck verify', () => {
     expect(sarif.runs[0]!.results.map((x) => x.ruleId)).toEqual(['race']);
   });
 
-  it('--collapse reports what a plain run reports, in fewer bytes per state', () => {
+  it('--no-collapse reports what the default (collapse compression) reports, in more bytes per state', () => {
     const file = 'examples/depth-equals-pending.aref';
-    const plain = arefcheck('verify', file, '--level', 'both', '--json');
-    const collapsed = arefcheck('verify', file, '--level', 'both', '--json', '--collapse');
+    const plain = arefcheck('verify', file, '--level', 'both', '--json', '--no-collapse');
+    const collapsed = arefcheck('verify', file, '--level', 'both', '--json');
     expect(collapsed.status).toBe(plain.status);
     const a = parseReport(plain.stdout);
     const b = parseReport(collapsed.stdout);
@@ -160,13 +160,13 @@ describe('arefcheck verify', () => {
     expect([b.verdict, b.stats['states'], b.stats['transitions']]).toEqual([a.verdict, a.stats['states'], a.stats['transitions']]);
     const big = ['pipeline', '--depth', '4', '--pending', '1', '--consumers', '2', '--iterations', '256', '--no-por', '--json'];
     const bytes = (r: ReturnType<typeof arefcheck>): number => parseReport(r.stdout).stats['bytesPerState']!;
-    expect(bytes(arefcheck(...big, '--collapse'))).toBeLessThan(bytes(arefcheck(...big)));
+    expect(bytes(arefcheck(...big))).toBeLessThan(bytes(arefcheck(...big, '--no-collapse')));
   });
 
   it('--help lists the flags and exit codes', () => {
     const r = arefcheck('verify', '--help');
     expect(r.status).toBe(0);
-    for (const flag of ['--level aref|mbarrier|both', '--param', '--json', '--max-states', '--timeout', '--literal', '--trace-out', '--collapse']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--level aref|mbarrier|both', '--param', '--json', '--max-states', '--timeout', '--literal', '--trace-out', '--no-collapse']) expect(r.stdout).toContain(flag);
     expect(r.stdout).toMatch(/Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive/);
   });
 });
