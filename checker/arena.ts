@@ -3,7 +3,7 @@
 // assigned in BFS order, so the arena is also the BFS queue (expand ids 0, 1, 2, … while new ones
 // are appended). The bytes live in fixed-size chunks that are never copied: growing one big array
 // would copy every state stored so far each time and hold the old and the new array at once.
-// Chunks double from 4 KiB up to 1 MiB, so a small check allocates little and the last chunk's
+// Chunks double from 1 KiB up to 1 MiB, so a small check allocates little and the last chunk's
 // unused rest stays small (16 MiB chunks left a fifth of a run's bytes unused); 65,536 chunks of
 // 1 MiB hold 64 GiB. A state never straddles two chunks.
 //
@@ -18,7 +18,9 @@ import { ByteBudget, grow, MemoryLimitError } from './growable.ts';
 
 /** Largest action index a state's link can hold (Uint16Array). */
 export const MAX_ACTION_INDEX = 0xffff;
-const FIRST_CHUNK_BYTES = 1 << 12;
+// small first allocations: collapse compression makes a few arenas per run, most of them small
+const FIRST_CHUNK_BYTES = 1 << 10;
+const FIRST_STATES = 32;
 const MAX_CHUNK_BYTES = 1 << 20;
 /** Most bytes one word takes. */
 const MAX_WORD_BYTES = 5;
@@ -47,10 +49,10 @@ export class StateArena {
   constructor(budget: ByteBudget, collapser?: Collapser) {
     this.budget = budget;
     this.collapser = collapser;
-    this.chunkOf = budget.alloc(Uint16Array, 256);
-    this.starts = budget.alloc(Uint32Array, 256);
-    this.parents = budget.alloc(Int32Array, 256);
-    this.actionIndices = budget.alloc(Uint16Array, 256);
+    this.chunkOf = budget.alloc(Uint16Array, FIRST_STATES);
+    this.starts = budget.alloc(Uint32Array, FIRST_STATES);
+    this.parents = budget.alloc(Int32Array, FIRST_STATES);
+    this.actionIndices = budget.alloc(Uint16Array, FIRST_STATES);
   }
 
   /** The words to store, hash and compare for a state's words (themselves without collapse; a scratch with it). */

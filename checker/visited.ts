@@ -22,7 +22,7 @@ export class VisitedTable {
   constructor(budget: ByteBudget, arena: StateArena) {
     this.budget = budget;
     this.arena = arena;
-    const capacity = 1024;
+    const capacity = 64; // doubles as it fills: a small table stays small
     this.slots = budget.alloc(Int32Array, capacity * 2);
     this.mask = capacity - 1;
   }
