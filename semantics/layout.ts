@@ -123,6 +123,7 @@ export class StateLayout {
    */
   collapseBlocks(): { from: number; to?: number }[] {
     const blocks: { from: number; to?: number }[] = [];
+    // the barriers' words end where the named-barrier counts begin (the constructor takes them in that order)
     if (this.namedCount > this.barriers) blocks.push({ from: this.barriers, to: this.namedCount });
     if (this.fixedWords > this.present) blocks.push({ from: this.present, to: this.fixedWords });
     blocks.push({ from: this.fixedWords });
