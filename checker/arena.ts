@@ -1,11 +1,11 @@
 // The stored states: each state's encoded words, compressed to bytes (below), back to back in
 // chunks, with its parent link and the index of the action that reached it. State ids are
 // assigned in BFS order, so the arena is also the BFS queue (expand ids 0, 1, 2, … while new ones
-// are appended). The bytes live in fixed-size chunks that are never copied: growing one big array
-// would copy every state stored so far each time and hold the old and the new array at once.
-// Chunks double from 1 KiB up to 1 MiB, so a small check allocates little and the last chunk's
-// unused rest stays small (16 MiB chunks left a fifth of a run's bytes unused); 65,536 chunks of
-// 1 MiB hold 64 GiB. A state never straddles two chunks.
+// are appended). Nothing stored is ever copied: the bytes live in chunks that double from 1 KiB up
+// to 256 KiB (a small check allocates little, and the last chunk's unused rest stays small: 16 MiB
+// chunks left a fifth of a run's bytes unused), and the per-state offsets and links in pages
+// (paged.ts). A state never straddles two chunks, and a chunk holds the states of one id range:
+// a state's chunk is found by binary search over the chunks' first ids, not stored per state.
 //
 // Compression: each word is zigzag-mapped (0, −1, 1, −2, … → 0, 1, 2, 3, …) and written 7 bits
 // per byte, low bits first, the high bit of a byte saying another follows. The words of a state
@@ -14,14 +14,14 @@
 // bytes and the visited table compares bytes.
 
 import type { Collapser } from './collapse.ts';
-import { ByteBudget, grow, MemoryLimitError } from './growable.ts';
+import type { ByteBudget } from './growable.ts';
+import { PagedArray } from './paged.ts';
 
 /** Largest action index a state's link can hold (Uint16Array). */
 export const MAX_ACTION_INDEX = 0xffff;
 // small first allocations: collapse compression makes a few arenas per run, most of them small
 const FIRST_CHUNK_BYTES = 1 << 10;
-const FIRST_STATES = 32;
-const MAX_CHUNK_BYTES = 1 << 20;
+const MAX_CHUNK_BYTES = 1 << 18;
 /** Most bytes one word takes. */
 const MAX_WORD_BYTES = 5;
 
@@ -29,12 +29,13 @@ export class StateArena {
   count = 0;
   private readonly chunks: Uint8Array[] = [];
   private used = 0; // bytes used in the last chunk
-  private chunkOf: Uint16Array; // state id → its chunk (65,536 chunks of at most 16 MiB)
-  private starts: Uint32Array; // state id → its first byte in that chunk
+  /** per chunk, the id of its first state: the chunks' id ranges follow each other */
+  private readonly chunkFirstIds: number[] = [];
+  private readonly starts: PagedArray<Uint32Array>; // state id → its first byte in its chunk
   // a state's length is where the next one starts (states fill a chunk in id order), or the chunk's end
   private readonly chunkEnds: number[] = [];
-  private parents: Int32Array; // -1 for an initial state
-  private actionIndices: Uint16Array; // index into actions(parent), or into initialStates()
+  private readonly parents: PagedArray<Int32Array>; // -1 for an initial state
+  private readonly actionIndices: PagedArray<Uint16Array>; // index into actions(parent), or into initialStates()
   /** scratch for decoding (expand) */
   private unpacked = new Int32Array(64);
   /** scratch for view, copied out */
@@ -49,10 +50,9 @@ export class StateArena {
   constructor(budget: ByteBudget, collapser?: Collapser) {
     this.budget = budget;
     this.collapser = collapser;
-    this.chunkOf = budget.alloc(Uint16Array, FIRST_STATES);
-    this.starts = budget.alloc(Uint32Array, FIRST_STATES);
-    this.parents = budget.alloc(Int32Array, FIRST_STATES);
-    this.actionIndices = budget.alloc(Uint16Array, FIRST_STATES);
+    this.starts = new PagedArray(Uint32Array, budget);
+    this.parents = new PagedArray(Int32Array, budget);
+    this.actionIndices = new PagedArray(Uint16Array, budget);
   }
 
   /** The words to store, hash and compare for a state's words (themselves without collapse; a scratch with it). */
@@ -68,17 +68,11 @@ export class StateArena {
     if (last === undefined || this.used + room > last.length) {
       // a new chunk, twice the last (the rest of the last stays unused)
       const size = last === undefined ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, 2 * last.length);
-      if (this.chunks.length > 0xffff) throw new MemoryLimitError('memory: the state arena is full (65,536 chunks)');
       last = this.budget.alloc(Uint8Array, Math.max(size, room));
       this.chunks.push(last);
       this.chunkEnds.push(0);
+      this.chunkFirstIds.push(id);
       this.used = 0;
-    }
-    if (id + 1 > this.parents.length) {
-      this.chunkOf = grow(this.chunkOf, id + 1, this.budget);
-      this.starts = grow(this.starts, id + 1, this.budget);
-      this.parents = grow(this.parents, id + 1, this.budget);
-      this.actionIndices = grow(this.actionIndices, id + 1, this.budget);
     }
     const at = this.used;
     let j = at;
@@ -93,19 +87,31 @@ export class StateArena {
     }
     this.used = j;
     this.chunkEnds[this.chunks.length - 1] = j;
-    this.chunkOf[id] = this.chunks.length - 1;
-    this.starts[id] = at;
-    this.parents[id] = parent;
-    this.actionIndices[id] = actionIndex;
+    this.starts.set(id, at);
+    this.parents.set(id, parent);
+    this.actionIndices.set(id, actionIndex);
     this.count = id + 1;
     return id;
   }
 
-  /** Bytes of state `id`. */
-  private lengthOf(id: number): number {
-    const chunk = this.chunkOf[id]!;
-    const end = id + 1 < this.count && this.chunkOf[id + 1] === chunk ? this.starts[id + 1]! : this.chunkEnds[chunk]!;
-    return end - this.starts[id]!;
+  /** The chunk that holds state `id`: the last whose first id is at most `id`. */
+  private chunkOf(id: number): number {
+    const firsts = this.chunkFirstIds;
+    let lo = 0;
+    let hi = firsts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (firsts[mid]! <= id) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Bytes of state `id` in chunk `chunk`. */
+  private lengthOf(id: number, chunk: number): number {
+    const next = chunk + 1 < this.chunkFirstIds.length ? this.chunkFirstIds[chunk + 1]! : this.count;
+    const end = id + 1 < next ? this.starts.get(id + 1) : this.chunkEnds[chunk]!;
+    return end - this.starts.get(id);
   }
 
   /** The words of state `id`, decoded into a new array (the caller may keep it). */
@@ -125,21 +131,24 @@ export class StateArena {
 
   private decodeInto(id: number, scratch: boolean): Int32Array {
     // two scratches: a trace decoded while the explorer expands a state must not overwrite it
+    const chunk = this.chunkOf(id);
+    const length = this.lengthOf(id, chunk);
     let out = scratch ? this.unpacked : this.viewed;
-    if (out.length < this.lengthOf(id)) {
-      out = new Int32Array(2 * this.lengthOf(id));
+    if (out.length < length) {
+      out = new Int32Array(2 * length);
       if (scratch) this.unpacked = out;
       else this.viewed = out;
     }
-    return out.subarray(0, this.decode(id, out));
+    return out.subarray(0, this.decode(id, chunk, length, out));
   }
 
-  /** Decode state `id` into `out` (room for one word per byte); returns the word count. */
-  private decode(id: number, out: Int32Array): number {
-    const bytes = this.chunks[this.chunkOf[id]!]!;
-    const end = this.starts[id]! + this.lengthOf(id);
+  /** Decode state `id`, `length` bytes in `chunk`, into `out` (room for one word per byte); returns the word count. */
+  private decode(id: number, chunk: number, length: number, out: Int32Array): number {
+    const bytes = this.chunks[chunk]!;
+    const start = this.starts.get(id);
+    const end = start + length;
     let n = 0;
-    for (let i = this.starts[id]!; i < end; ) {
+    for (let i = start; i < end; ) {
       let z = 0;
       let shift = 0;
       let b: number;
@@ -161,20 +170,33 @@ export class StateArena {
   /** True when state `id` has exactly these `stored` words (a duplicate successor is never compressed). */
   storedEquals(id: number, stateWords: Int32Array): boolean {
     // a state of n words takes n to 5n bytes
-    const length = this.lengthOf(id);
+    const chunk = this.chunkOf(id);
+    const length = this.lengthOf(id, chunk);
     if (length < stateWords.length || length > MAX_WORD_BYTES * stateWords.length) return false;
     if (this.compared.length < length) this.compared = new Int32Array(2 * length);
-    const n = this.decode(id, this.compared);
+    const n = this.decode(id, chunk, length, this.compared);
     if (n !== stateWords.length) return false;
     for (let k = 0; k < n; k++) if (this.compared[k] !== stateWords[k]) return false;
     return true;
   }
 
+  /**
+   * The `stored` words of state `id` (collapsed, not expanded), in a scratch valid until the next
+   * call: what the visited table hashes, read back when it grows.
+   */
+  storedWords(id: number): Int32Array {
+    const chunk = this.chunkOf(id);
+    const length = this.lengthOf(id, chunk);
+    if (this.rehashed.length < length) this.rehashed = new Int32Array(2 * length);
+    return this.rehashed.subarray(0, this.decode(id, chunk, length, this.rehashed));
+  }
+  private rehashed = new Int32Array(64);
+
   parent(id: number): number {
-    return this.parents[id]!;
+    return this.parents.get(id);
   }
 
   actionIndex(id: number): number {
-    return this.actionIndices[id]!;
+    return this.actionIndices.get(id);
   }
 }

@@ -1,19 +1,25 @@
-// The visited set: an open-addressing hash table (linear probing, load ≤ 3/4) in one Int32Array
-// of [tag, id + 1] pairs. The tag is the state's 32-bit hash, whose low bits pick its home slot,
-// so the table grows without rehashing any state; a tag match is confirmed by comparing the
-// stored words, so two different states are never merged.
+// The visited set: an open-addressing hash table (linear probing, load ≤ 3/4) in one Int32Array,
+// one word per slot. With 2^h slots, the low h bits of the state's 32-bit hash pick its home slot;
+// the slot holds id + 1 (0 = empty) in its low h bits and the hash's high 32 − h bits as a tag
+// above them. Ids fit in h bits because the table holds fewer states than slots. A tag match is
+// confirmed by comparing the stored words, so two different states are never merged; a table of
+// 2^h slots has a 2^−(32−h) chance of a false tag match per probe (1 in 2,048 at 2^21 slots).
+// Growing the table reads each state's stored words back from the arena to hash it again, since
+// a slot keeps only the hash's high bits: about two reads per state over a run, for half the
+// bytes of a table that kept the whole hash beside the id.
 // No Map/Set: V8 caps those at 2^24 entries.
 
 import type { StateArena } from './arena.ts';
-import { stateHash } from './fingerprint.ts';
+import { stateHash } from './state-hash.ts';
 import { ByteBudget, MemoryLimitError } from './growable.ts';
 
-const MAX_SLOTS = 2 ** 30;
+const MAX_BITS = 30;
 /** `findOrAdd`'s answer for a new state it was not allowed to store (distinct from every `~id`). */
 export const NOT_ADDED = -0x80000000;
 
 export class VisitedTable {
-  private slots: Int32Array; // slot i: [2i] = tag (the hash), [2i + 1] = id + 1 (0 = empty)
+  private slots: Int32Array; // slot i: (hash >>> bits) << bits | (id + 1); 0 = empty
+  private bits: number;
   private mask: number;
 
   private readonly budget: ByteBudget;
@@ -22,9 +28,9 @@ export class VisitedTable {
   constructor(budget: ByteBudget, arena: StateArena) {
     this.budget = budget;
     this.arena = arena;
-    const capacity = 64; // doubles as it fills: a small table stays small
-    this.slots = budget.alloc(Int32Array, capacity * 2);
-    this.mask = capacity - 1;
+    this.bits = 6; // 64 slots, doubling as it fills: a small table stays small
+    this.mask = (1 << this.bits) - 1;
+    this.slots = budget.alloc(Int32Array, 1 << this.bits);
   }
 
   /**
@@ -34,41 +40,38 @@ export class VisitedTable {
    */
   findOrAdd(stateWords: Int32Array, parent: number, actionIndex: number, mayAdd = true): number {
     const words = this.arena.stored(stateWords);
-    const tag = stateHash(words);
-    const slots = this.slots;
-    const mask = this.mask;
-    let i = tag & mask;
+    const hash = stateHash(words);
+    const { slots, mask, bits } = this;
+    const tag = hash >>> bits;
+    let i = hash & mask;
     for (;;) {
-      const entry = slots[2 * i + 1]!;
+      const entry = slots[i]!;
       if (entry === 0) break;
-      if (slots[2 * i] === tag && this.arena.storedEquals(entry - 1, words)) return ~(entry - 1);
+      if (entry >>> bits === tag && this.arena.storedEquals((entry & mask) - 1, words)) return ~((entry & mask) - 1);
       i = (i + 1) & mask;
     }
     if (!mayAdd) return NOT_ADDED;
     const id = this.arena.append(words, parent, actionIndex);
-    slots[2 * i] = tag;
-    slots[2 * i + 1] = id + 1;
+    slots[i] = (tag << bits) | (id + 1);
     if (4 * (id + 1) > 3 * (mask + 1)) this.growSlots();
     return id;
   }
 
-  /** Double the table and reinsert every entry at its home slot. */
+  /** Double the table and put every state in again at its home slot, hashing its stored words again. */
   private growSlots(): void {
-    const capacity = (this.mask + 1) * 2;
-    if (capacity > MAX_SLOTS) throw new MemoryLimitError('memory: the visited table is full (2^30 slots)');
-    const old = this.slots;
-    const slots = this.budget.alloc(Int32Array, capacity * 2);
-    const mask = capacity - 1;
-    for (let j = 1; j < old.length; j += 2) {
-      const entry = old[j]!;
-      if (entry === 0) continue;
-      let i = old[j - 1]! & mask;
-      while (slots[2 * i + 1] !== 0) i = (i + 1) & mask;
-      slots[2 * i] = old[j - 1]!;
-      slots[2 * i + 1] = entry;
+    const bits = this.bits + 1;
+    if (bits > MAX_BITS) throw new MemoryLimitError(`memory: the visited table is full (2^${MAX_BITS} slots)`);
+    const slots = this.budget.alloc(Int32Array, 1 << bits);
+    const mask = (1 << bits) - 1;
+    for (let id = 0; id < this.arena.count; id++) {
+      const hash = stateHash(this.arena.storedWords(id));
+      let i = hash & mask;
+      while (slots[i] !== 0) i = (i + 1) & mask;
+      slots[i] = ((hash >>> bits) << bits) | (id + 1);
     }
-    this.budget.release(old);
+    this.budget.release(this.slots);
     this.slots = slots;
+    this.bits = bits;
     this.mask = mask;
   }
 }

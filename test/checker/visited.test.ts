@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StateArena } from '../../checker/arena.ts';
-import { stateHash } from '../../checker/fingerprint.ts';
+import { stateHash } from '../../checker/state-hash.ts';
 import { ByteBudget } from '../../checker/growable.ts';
 import { NOT_ADDED, VisitedTable } from '../../checker/visited.ts';
 import { keyOf } from './naive.ts';
@@ -49,6 +49,28 @@ describe('visited table + arena', () => {
       }),
       { numRuns: 30 },
     );
+  });
+
+  it('finds every state again after many growths (each growth hashes the stored states again)', () => {
+    const budget = new ByteBudget(Number.POSITIVE_INFINITY);
+    const arena = new StateArena(budget);
+    const table = new VisitedTable(budget, arena);
+    const n = 60_000; // the table grows from 64 to 2^17 slots
+    const state = (i: number): Int32Array => Int32Array.of(i % 97, Math.floor(i / 97), -(i % 5));
+    let wrong = 0;
+    for (let i = 0; i < n; i++) {
+      if (table.findOrAdd(state(i), i - 1, 0) !== i) wrong++;
+      // a state added earlier, before some of the growths, is found, not added again
+      const j = (i * 7919) % (i + 1);
+      if (table.findOrAdd(state(j), 0, 0) !== ~j) wrong++;
+    }
+    expect(wrong).toBe(0);
+    expect(arena.count).toBe(n);
+    // one word per slot: 2^17 slots of 4 bytes, not 8
+    const arenaAlone = new ByteBudget(Number.POSITIVE_INFINITY);
+    const same = new StateArena(arenaAlone);
+    for (let i = 0; i < n; i++) same.append(state(i), i - 1, 0);
+    expect(budget.used - arenaAlone.used).toBe(2 ** 17 * 4);
   });
 
   it('compresses words to bytes losslessly: any int32 sequence, extremes included, reads back equal and only equal words match', () => {

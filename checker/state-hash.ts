@@ -1,7 +1,7 @@
 // A 32-bit hash of a state's words (MurmurHash3's word mixing and finalizer). The visited table
-// uses its low bits to pick a slot and the whole of it as the slot's tag, so growing the table
-// rehashes nothing (a slot's tag is its home), and a full word comparison settles every tag match:
-// a hash collision costs a comparison and can never merge two states.
+// uses its low bits to pick a slot and keeps its high bits as the slot's tag (visited.ts), and a
+// full word comparison settles every tag match: a hash collision costs a comparison and can never
+// merge two states.
 
 export function stateHash(words: Int32Array): number {
   const n = words.length;
