@@ -131,7 +131,12 @@ export class Collapser {
 
   /** Words [from, to) of `words` are those of the parent's block there. */
   private sameAsParent(words: Int32Array, from: number, to: number): boolean {
-    if (this.parentWords === 0 || (to === words.length) !== (to === this.parentWords) || to > this.parentWords) return false;
+    if (this.parentWords === 0 || to > this.parentWords) return false;
+    // a block that runs to the end of one state must run to the end of the other: the open-ended
+    // last block of a longer parent has more words than [from, to)
+    const endsState = to === words.length;
+    const endsParent = to === this.parentWords;
+    if (endsState !== endsParent) return false;
     const parent = this.expanded.words;
     for (let k = from; k < to; k++) if (words[k] !== parent[k]) return false;
     return true;
