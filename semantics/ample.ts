@@ -59,9 +59,10 @@ export class AmpleSets {
     // seeds: copies first (they are the bulk of the interleavings), then units, then roles
     const order = actions.map((_, i) => i).sort((x, y) => rank(actions[x]!) - rank(actions[y]!));
     for (const i of order) {
-      const set = ctx.from(actions[i]!);
+      // a later seed is taken only when its set is strictly smaller: stop building it at that size
+      const set = ctx.from(actions[i]!, best?.length ?? actions.length);
       if (set === undefined) continue;
-      if (best === undefined || set.length < best.length) best = set;
+      best = set;
       if (best.length === 1) break;
     }
     return best !== undefined && best.length < actions.length ? best.sort((x, y) => x - y) : undefined;
@@ -183,13 +184,14 @@ class Closure {
   private readonly enablers = new Map<number, readonly number[] | undefined>();
 
   /**
-   * The enabled actions of the closure of `seed`, or undefined when it must be every action.
+   * The enabled actions of the closure of `seed`, or undefined when it must be every action or
+   * would have `limit` or more (the closure only grows, so it stops there).
    * A role whose future conflicts with the set but which is blocked now, and can be unblocked only
    * by processes already in the set, cannot move before an action of the set does: it is left
    * out (Godefroid's stubborn sets: a disabled process needs only its enablers). Once the rest of
    * the closure is done, every such role whose enablers are not all in the set is added after all.
    */
-  from(seed: Action): number[] | undefined {
+  from(seed: Action, limit: number): number[] | undefined {
     const inSet = this.inSet;
     inSet.fill(0, 0, this.processes);
     const stack = [this.processOf(seed)];
@@ -210,12 +212,12 @@ class Closure {
         while (stack.length > 0) {
           const p = stack.pop()!;
           const enabled = this.actionOf[p]!;
-          if (enabled >= 0) out.push(enabled);
+          if (enabled >= 0 && out.push(enabled) >= limit) return undefined;
           const ok = p < this.R ? this.role(p, enabled >= 0, add) : p < 3 * this.R ? this.unit(p, enabled >= 0, add) : this.copy(p, add);
           if (!ok) return undefined;
         }
         for (const q of deferred) if (!inSet[q] && !this.onlyUnblockedBy(q, inSet)) add(q);
-        if (stack.length === 0) return out;
+        if (stack.length === 0) return out.length < limit ? out : undefined;
       }
     } finally {
       this.deferring = false;
