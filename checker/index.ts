@@ -11,6 +11,6 @@ export type {
   Violation,
 } from './result.ts';
 export { check } from './check.ts';
-export { mapTraceStates, ReplayError, replayActionIndices, traceIndices } from './trace.ts';
+export { lazyStep, mapTraceStates, ReplayError, replayActionIndices, traceIndices } from './trace.ts';
 export { createProgressReporter, formatProgress, type ProgressReporter, type ProgressSink } from './progress.ts';
 export { ItfError, readItfIndices, toItf, type ItfTrace, type JsonValue } from './itf.ts';

@@ -23,6 +23,24 @@ export class StatePacker {
     this.layout = new StateLayout(m);
   }
 
+  /**
+   * Forget how many phases past the second each barrier has completed: phase n ≥ 2 becomes
+   * 2 + (n & 1), in place. The rules read a phase only as "≥ 1" and by its parity, and the
+   * reduction's walks (stuck.ts, lessons.ts) and the missed-phase test (hb.ts `waitMisses`) only
+   * by its distance to other phases, which an even shift keeps. States that differ in raw phases
+   * alone then store one barrier block (collapse compression). Traces show raw phases: the report
+   * replays their actions on readable states (src/verify.ts).
+   */
+  canonicalPhases(words: Int32Array): Int32Array {
+    const L = this.layout;
+    for (let b = 0; b < this.m.barrierCount; b++) {
+      const at = L.bar(b) + BAR_PHASE;
+      const phase = words[at]!;
+      if (phase >= 2) words[at] = 2 + (phase & 1);
+    }
+    return words;
+  }
+
   encode(s: MachineState): Int32Array {
     const L = this.layout;
     const w = this.writer;

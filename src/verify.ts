@@ -9,6 +9,7 @@ import { compileMachine, SettleLimitError } from '../semantics/index.ts';
 import { packedModelOfMachine } from './verify/model.ts';
 import { refinementModel } from './verify/refinement.ts';
 import { buildReport, type Report } from './verify/report.ts';
+import { rawResult } from './verify/raw-trace.ts';
 import { propertyStatuses, type PropertyStatus } from './verify/properties.ts';
 import { maxOf } from './util.ts';
 
@@ -70,11 +71,10 @@ function verifyAt(program: Program, level: Level, options: VerifyOptions): Repor
   const lowerIt = level === 'mbarrier' && programLevel(program) === 'aref';
   try {
     if (!lowerIt) {
-      // the explorer runs on packed words; the report reads decoded states
+      // the explorer runs on packed words; the report reads the run's states, replayed (raw-trace.ts)
       const model = packedModelOfMachine(compileMachine(program, machineOptions));
       const result = check(model, checkOptions(options));
-      const decoded = { ...result, violations: result.violations.map((v) => ({ ...v, trace: mapTraceStates(v.trace, (w) => model.packer.decode(w)) })) };
-      return buildReport(model.machine, level, decoded);
+      return buildReport(model.machine, level, rawResult(model.machine, model.packer, result));
     }
     return refinementReport(program, lowerProgram(program), options);
   } catch (err) {
@@ -112,12 +112,18 @@ function refinementReport(arefProgram: Program, mbarrierProgram: Program, option
 export function combineReports(reports: readonly Report[]): Report {
   const verdict = reports.some((r) => r.verdict === 'violation') ? 'violation' : reports.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'verified';
   const limit = reports.find((r) => r.limit)?.limit;
+  // what each level's verdict covers (`--param K=any`): one scope when the levels agree, else each level's
+  const scopes = reports.map((r) => r.scope);
+  const scope = scopes.every((x) => x === scopes[0]) ? scopes[0] : reports.map((r) => `${r.level}: ${r.scope ?? 'the values given'}`).join('; ');
+  const notes = reports.flatMap((r) => (r.notes ?? []).map((n) => `[${r.level}] ${n}`));
   return {
     verdict,
     level: 'both',
     violations: reports.flatMap((r) => r.violations.map((v) => ({ ...v, message: `[${r.level}] ${v.message}` }))),
     stats: sumStats(reports.map((r) => r.stats)),
     ...(limit ? { limit } : {}),
+    ...(scope !== undefined ? { scope } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     properties: combineStatuses(reports),
     levels: reports,
   };
@@ -138,8 +144,11 @@ export function sumStats(all: readonly CheckStats[]): CheckStats {
   };
 }
 
-/** At both levels a property is checked if either level checks it. */
+/** At both levels a property is checked if either level checks it; else the last level (mbarrier, where refinement lives) says why not. */
 function combineStatuses(reports: readonly Report[]): PropertyStatus[] {
   const first = reports[0]?.properties ?? [];
-  return first.map((p) => reports.map((r) => r.properties.find((q) => q.kind === p.kind) ?? p).find((q) => q.status === 'checked') ?? p);
+  return first.map((p) => {
+    const each = reports.map((r) => r.properties.find((q) => q.kind === p.kind) ?? p);
+    return each.find((q) => q.status === 'checked') ?? each[each.length - 1] ?? p;
+  });
 }

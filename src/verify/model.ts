@@ -91,7 +91,9 @@ export function modelOfMachine(machine: Machine): ProgramModel {
 /**
  * The same model on packed words: its states are the words the explorer stores, successors come
  * from semantics/packed.ts, and a transition that file leaves to the readable rules (a violation,
- * the end checks, a rare op) runs them on the decoded state. Decode a trace's states with `packer`.
+ * the end checks, a rare op) runs them on the decoded state. Barrier phases are stored canonical
+ * (2 + parity past phase 1), so a decoded state's phases are not the run's: replay a trace's
+ * actions on readable states (`rawTrace` in src/verify.ts) to show it.
  */
 export function packedModelOfMachine(machine: Machine): PackedProgramModel {
   const packer = new StatePacker(machine);
@@ -105,14 +107,15 @@ export function packedModelOfMachine(machine: Machine): PackedProgramModel {
   return {
     machine,
     packer,
-    initialStates: () => [packer.encode(settleAll(machine, initialState(machine)))],
+    // phases are stored canonical (packer.canonicalPhases): the rules read them only by parity and distance
+    initialStates: () => [packer.canonicalPhases(packer.encode(settleAll(machine, initialState(machine))))],
     actions: (w, out) => rules.enabled(w, out),
     successor(w, a) {
       const next = rules.step(w, a);
-      if (next) return next;
+      if (next) return packer.canonicalPhases(next);
       const s = packer.decode(w);
       executeAction(machine, s, a);
-      return packer.encode(s);
+      return packer.canonicalPhases(packer.encode(s));
     },
     nextState(w, a) {
       return this.successor!(w, a).slice();
