@@ -132,7 +132,7 @@ export function paramOverrides(cl: CommandLine, anyAllowed = false): Map<string,
     const [, name = '', value = ''] = m;
     if (parseAnyValue(value, `--param ${name}`) !== undefined) {
       if (anyAllowed) continue;
-      throw new InputError(`--param ${name}=${value}: a parameter left open ('any') is for 'arefcheck verify' only`);
+      throw new InputError(`--param ${name}=${value}: a parameter left open ('any') is for the commands that verify (verify, emit; pipeline --iterations any)`);
     }
     const n = INT_RE.test(value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isSafeInteger(n)) throw new InputError(`--param ${name} expects an integer, got '${value}'`);

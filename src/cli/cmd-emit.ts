@@ -11,8 +11,9 @@ import { lowerProgram } from '../lower.ts';
 import { emitPtx, gemmStageBytes, gemmTileOf, KERNEL_FAMILIES, parseTile, type EmitOptions } from '../ptx/emit/index.ts';
 import { DTYPES } from '../ptx/emit/options.ts';
 import { verifyProgram, type Report } from '../verify.ts';
+import { verifyEveryK } from '../every-k/verify.ts';
 import { formatReportText } from '../verify/format-text.ts';
-import { flagBoolean, flagChoice, flagInt, flagString, flagStrings, paramOverrides, parseCommandLine, usageError, type CommandLine, type CommandSpec, type OptionSpec } from './args.ts';
+import { anyParam, flagBoolean, flagChoice, flagInt, flagString, flagStrings, paramOverrides, parseCommandLine, usageError, type CommandLine, type CommandSpec, type OptionSpec } from './args.ts';
 import { EXIT } from '../exit-codes.ts';
 
 export const EMIT_HELP = `Usage: arefcheck emit FILE --target ptx --kernel stream|gemm [options]
@@ -31,6 +32,9 @@ Options:
   --dtype bf16|f16|f32   gemm input type (default bf16); stream is f32
   --name NAME            kernel entry name (default arefcheck_<kernel>)
   --param NAME=V         override a param before verifying and emitting (repeatable)
+  --param NAME=any       prove the program for every value of NAME >= 1 (NAME=any>=N: >= N)
+                         before emitting: the kernel reads NAME at run time, and a check at
+                         one value covers launches with that value only
   --inline NAME          compile param NAME in as a constant (repeatable; default: every param
                          is a kernel .param .u32 named after it)
   --watchdog N           debug build: a spin on try_wait traps after N failed tries, so a hang
@@ -75,6 +79,8 @@ export interface EmitRun {
   readonly force: boolean;
   readonly maxStates?: number;
   readonly maxMs?: number;
+  /** --param NAME=any: prove the program for every value of NAME from `min` before emitting */
+  readonly anyParam?: { readonly name: string; readonly min: number };
 }
 
 /** --kernel, --tile, --dtype, --name, --inline, --watchdog as EmitOptions (for emit and pipeline --emit-ptx). */
@@ -103,9 +109,11 @@ export function emitRunFromFlags(cl: CommandLine, name: string): EmitRun {
   const output = flagString(cl, 'output');
   const maxStates = flagInt(cl, 'max-states', 1);
   const timeout = flagInt(cl, 'timeout', 1, 24 * 3600);
+  const any = anyParam(cl);
   return {
     name,
     force: flagBoolean(cl, 'force'),
+    ...(any === undefined ? {} : { anyParam: any }),
     ...(output === undefined ? {} : { output }),
     ...(maxStates === undefined ? {} : { maxStates }),
     ...(timeout === undefined ? {} : { maxMs: timeout * 1000 }),
@@ -127,13 +135,19 @@ export function verifyAndEmit(program: Program, options: EmitOptions, run: EmitR
   const aref = programLevel(program) === 'aref';
   const bytes = kernelSlotBytes(options);
   const lowered = aref ? lowerProgram(program, bytes === undefined ? {} : { bytes }) : program;
+  const any = run.anyParam;
+  if (any !== undefined) {
+    if (!program.params.some((p) => p.name === any.name)) throw new InputError(`--param ${any.name}=any: the program has no param ${any.name}`);
+    if (options.inlineParams?.includes(any.name)) throw new InputError(`--param ${any.name}=any: an inlined param is compiled in as one value; leave it a kernel .param to prove it for every value`);
+  }
   // Emit first: a program the kernel cannot realize is bad input, whatever its verdict.
   const ptx = emitPtx(lowered, options);
-  const report: Report = verifyProgram(program, {
+  const limits = {
     ...(aref ? { level: 'mbarrier' as const } : {}),
     ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),
     ...(run.maxMs === undefined ? {} : { maxMs: run.maxMs }),
-  });
+  };
+  const report: Report = any ? verifyEveryK(program, { ...limits, param: any.name, min: any.min }) : verifyProgram(program, limits);
   const color = chalk.level > 0 && process.stderr.isTTY === true;
   if (report.verdict !== 'verified') {
     process.stderr.write(formatReportText(report, { color, program: run.name }));
@@ -143,7 +157,15 @@ export function verifyAndEmit(program: Program, options: EmitOptions, run: EmitR
     }
     process.stderr.write(`arefcheck emit: --force: emitting a program that is not verified (${report.verdict})\n`);
   } else {
-    process.stderr.write(`verified ${run.name} at the mbarrier level (${report.stats.states} states); emitting the ${options.kernel} kernel\n`);
+    const scope = report.scope ? ` ${report.scope}` : '';
+    process.stderr.write(`verified ${run.name} at the mbarrier level${scope} (${report.stats.states} states); emitting the ${options.kernel} kernel\n`);
+    const unproved = runtimeParams(program, options).filter((p) => p.name !== any?.name);
+    if (unproved.length > 0) {
+      const values = unproved.map((p) => `${p.name} = ${p.value}`).join(', ');
+      process.stderr.write(
+        `note: checked at ${values} only: the kernel reads ${unproved.length === 1 ? 'this param' : 'these params'} at run time, so a launch with another value is not covered (--param NAME=any proves one for every value; --inline NAME compiles it in)\n`,
+      );
+    }
   }
   if (run.output === undefined) process.stdout.write(ptx);
   else {
@@ -157,11 +179,16 @@ export function verifyAndEmit(program: Program, options: EmitOptions, run: EmitR
   return EXIT.verified;
 }
 
+/** The program's params the kernel takes as `.param`s, read at launch (not inlined). */
+function runtimeParams(program: Program, options: EmitOptions): Program['params'] {
+  return program.params.filter((p) => !options.inlineParams?.includes(p.name));
+}
+
 export async function main(argv: string[]): Promise<number> {
   const cl = parseCommandLine(SPEC, argv);
   if (!cl) return EXIT.verified;
   const file = cl.positionals[0] ?? '';
   const options = emitOptionsFromFlags(cl, SPEC.name);
-  const program = loadProgramFile(file, paramOverrides(cl));
+  const program = loadProgramFile(file, paramOverrides(cl, true));
   return verifyAndEmit(program, options, emitRunFromFlags(cl, file));
 }

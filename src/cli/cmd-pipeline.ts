@@ -6,7 +6,8 @@ import type { Program } from '../ir/program.ts';
 import { programToJson } from '../lang/json.ts';
 import { printProgram } from '../lang/printer.ts';
 import { PIPELINE_MAX, pipelineProgram, type PipelineOptions } from '../pipeline.ts';
-import { flagBoolean, flagChoice, flagInt, flagString, LEVELS, parseCommandLine, requiredInt, usageError, type CommandSpec } from './args.ts';
+import { flagBoolean, flagChoice, flagInt, flagString, LEVELS, parseCommandLine, requiredInt, usageError, type CommandLine, type CommandSpec } from './args.ts';
+import { parseAnyValue } from '../every-k/any-value.ts';
 import { runVerification, verificationFlags } from './verification.ts';
 import { EXIT } from '../exit-codes.ts';
 import { emitFromPipeline, parseTile } from '../ptx/emit/index.ts';
@@ -27,10 +28,11 @@ Options:
   --consumers C          consumer roles taking turns (1..7: 4 warps each and the producer's
                          in one CTA of 32 warps)
   --tiles T              T output tiles per CTA, one after the other (a persistent kernel); needs
-                         one consumer or --cooperative
+                         one consumer or --cooperative; 'any' (or any>=N) proves every T
   --cooperative          every consumer reads every slot (empty barriers count C, as CUTLASS's
                          cooperative kernel); mbarrier level only
-  --iterations K         values put in all (>= 0)
+  --iterations K         values put in all (>= 0); 'any' proves the pipeline for every K >= 1
+                         ('any>=N': every K >= N), as verify --param K=any does
   --level aref|mbarrier|both
                          print: the aref program (default) or its lowering to mbarriers, TMA and
                          wgmma; verify: the level(s) to check (default aref)
@@ -94,14 +96,20 @@ export async function main(argv: string[]): Promise<number> {
   const depth = requiredInt(cl, SPEC.name, 'depth', 1, PIPELINE_MAX.depth);
   const pending = requiredInt(cl, SPEC.name, 'pending', 0, PIPELINE_MAX.pending);
   const consumers = requiredInt(cl, SPEC.name, 'consumers', 1, PIPELINE_MAX.consumers);
-  const iterations = requiredInt(cl, SPEC.name, 'iterations', 0, PIPELINE_MAX.iterations);
+  const openK = openCount(cl, 'iterations', 'K', 0);
+  const openT = openCount(cl, 'tiles', 'T', 1);
+  if (openK && openT) throw usageError(SPEC.name, `only one of --iterations and --tiles can be left open ('any')`);
+  const anyParam = openK ?? openT;
+  // a count left open is generated at its smallest value: the proof reads the program's structure, not the value
+  const iterations = openK?.min ?? requiredInt(cl, SPEC.name, 'iterations', 0, PIPELINE_MAX.iterations);
   const bytes = flagInt(cl, 'bytes', 1, PIPELINE_MAX.bytes);
   const cooperative = flagBoolean(cl, 'cooperative');
-  const tiles = flagInt(cl, 'tiles', 1, PIPELINE_MAX.tiles);
+  const tiles = openT?.min ?? flagInt(cl, 'tiles', 1, PIPELINE_MAX.tiles);
   const family: PipelineFamily = { depth, pending, consumers, iterations, ...(cooperative ? { cooperative } : {}), ...(tiles === undefined ? {} : { tiles }) };
-  const name = `pipeline D=${depth} P=${pending} C=${consumers} K=${iterations}`;
+  const name = `pipeline D=${depth} P=${pending} C=${consumers} K=${openK ? flagString(cl, 'iterations') : iterations}${openT ? ` T=${flagString(cl, 'tiles')}` : ''}`;
 
   if (flagBoolean(cl, 'print')) {
+    if (anyParam) throw usageError(SPEC.name, `--print writes one program: give --${openK ? 'iterations' : 'tiles'} a number`);
     const level = flagChoice(cl, 'level', LEVELS) ?? (cooperative ? 'mbarrier' : 'aref');
     const program = pipelineProgram({ ...family, level, ...(bytes === undefined ? {} : { bytes }) });
     process.stdout.write(flagBoolean(cl, 'json') ? programToJson(program) : printProgram(program));
@@ -113,7 +121,7 @@ export async function main(argv: string[]): Promise<number> {
     if (run.level !== undefined && run.level !== 'mbarrier') throw usageError(SPEC.name, '--emit-ptx verifies the emitted mbarrier-level program; --level does not apply');
     if (bytes !== undefined) throw usageError(SPEC.name, '--emit-ptx sizes the slots for the kernel; --bytes does not apply (use --tile)');
     const { program, ptx } = emitPipeline(family, flagString(cl, 'kernel') ?? 'stream', flagString(cl, 'tile'));
-    const code = await runVerification(program, { ...run, name: `${name} (${emitTo})` });
+    const code = await runVerification(program, { ...run, name: `${name} (${emitTo})`, ...(anyParam ? { anyParam } : {}) });
     if (code !== EXIT.verified) {
       process.stderr.write(`PTX not written to ${emitTo}: the program is not verified\n`);
       return code;
@@ -130,7 +138,16 @@ export async function main(argv: string[]): Promise<number> {
   // cooperative consumers share every slot: only the mbarrier level can express it
   const own = cooperative ? 'mbarrier' : 'aref';
   const program = pipelineProgram({ ...family, level: own, ...(bytes === undefined ? {} : { bytes }) });
-  return runVerification(program, { ...run, level: run.level ?? own, name });
+  return runVerification(program, { ...run, level: run.level ?? own, name, ...(anyParam ? { anyParam } : {}) });
+}
+
+/** `--iterations any` / `--tiles any>=N`: the family's param left open, from N (at least `least`); undefined for a number. */
+function openCount(cl: CommandLine, flag: string, param: 'K' | 'T', least: number): { readonly name: string; readonly min: number } | undefined {
+  const text = flagString(cl, flag);
+  const min = text === undefined ? undefined : parseAnyValue(text, `--${flag}`);
+  if (min === undefined) return undefined;
+  if (min < least) throw new InputError(`--${flag} any>=${min}: the smallest value is ${least}`);
+  return { name: param, min: Math.max(min, least) };
 }
 
 /** Emit the pipeline's kernel: the program is the mbarrier-level pipeline sized for the kernel. */
