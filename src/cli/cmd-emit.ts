@@ -159,13 +159,8 @@ export function verifyAndEmit(program: Program, options: EmitOptions, run: EmitR
   } else {
     const scope = report.scope ? ` ${report.scope}` : '';
     process.stderr.write(`verified ${run.name} at the mbarrier level${scope} (${report.stats.states} states); emitting the ${options.kernel} kernel\n`);
-    const unproved = runtimeParams(program, options).filter((p) => p.name !== any?.name);
-    if (unproved.length > 0) {
-      const values = unproved.map((p) => `${p.name} = ${p.value}`).join(', ');
-      process.stderr.write(
-        `note: checked at ${values} only: the kernel reads ${unproved.length === 1 ? 'this param' : 'these params'} at run time, so a launch with another value is not covered (--param NAME=any proves one for every value; --inline NAME compiles it in)\n`,
-      );
-    }
+    const note = runtimeParamsNote(program, options.inlineParams ?? [], any?.name, '--param NAME=any proves one for every value; --inline NAME compiles it in');
+    if (note) process.stderr.write(`${note}\n`);
   }
   if (run.output === undefined) process.stdout.write(ptx);
   else {
@@ -179,9 +174,15 @@ export function verifyAndEmit(program: Program, options: EmitOptions, run: EmitR
   return EXIT.verified;
 }
 
-/** The program's params the kernel takes as `.param`s, read at launch (not inlined). */
-function runtimeParams(program: Program, options: EmitOptions): Program['params'] {
-  return program.params.filter((p) => !options.inlineParams?.includes(p.name));
+/**
+ * What a check at the program's param values leaves out of an emitted kernel: the params it reads
+ * as `.param`s at launch (not inlined), but the one proved for every value. Undefined when none.
+ */
+export function runtimeParamsNote(program: Program, inlined: readonly string[], proved: string | undefined, how: string): string | undefined {
+  const open = program.params.filter((p) => !inlined.includes(p.name) && p.name !== proved);
+  if (open.length === 0) return undefined;
+  const values = open.map((p) => `${p.name} = ${p.value}`).join(', ');
+  return `note: checked at ${values} only: the kernel reads ${open.length === 1 ? 'this param' : 'these params'} at run time, so a launch with another value is not covered (${how})`;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -11,6 +11,7 @@ import { parseAnyValue } from '../every-k/any-value.ts';
 import { runVerification, verificationFlags } from './verification.ts';
 import { EXIT } from '../exit-codes.ts';
 import { emitFromPipeline, parseTile } from '../ptx/emit/index.ts';
+import { runtimeParamsNote } from './cmd-emit.ts';
 
 type PipelineFamily = Omit<PipelineOptions, 'level' | 'bytes'>;
 
@@ -132,6 +133,8 @@ export async function main(argv: string[]): Promise<number> {
       throw new InputError(`--emit-ptx: cannot write '${emitTo}'${err instanceof Error && 'code' in err ? ` (${String(err.code)})` : ''}`);
     }
     if (!run.json) process.stdout.write(`PTX written to ${emitTo}\n`);
+    const note = runtimeParamsNote(program, [], anyParam?.name, anyParam ? 'launch it with these values' : '--iterations any proves every K');
+    if (note) process.stderr.write(`${note}\n`);
     return code;
   }
   if (flagString(cl, 'kernel') !== undefined || flagString(cl, 'tile') !== undefined) throw usageError(SPEC.name, '--kernel and --tile go with --emit-ptx');

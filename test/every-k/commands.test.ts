@@ -45,6 +45,18 @@ describe('pipeline with a count left open', () => {
     expect(r.stdout).toMatch(/for K = 1\.\.32 \(bounded\): verified for K = 1\.\.32 only, not for every K: /);
   });
 
+  it('--emit-ptx with K open proves every K before writing the kernel; without it, a note says what the check covered', () => {
+    const out = join(dir, 'pipeline.ptx');
+    const proved = arefcheck(...family(2, 1, 1), '--iterations', 'any', '--emit-ptx', out);
+    expect(proved.status, proved.stderr).toBe(0);
+    expect(proved.stdout).toMatch(/for every K ≥ 1: /);
+    expect(proved.stderr).toMatch(/note: checked at D = 2, P = 1, C = 1 only: /);
+    expect(readMeta(readFileSync(out, 'utf8'))?.params.map((p) => p.name)).toContain('K');
+    const once = arefcheck(...family(2, 1, 1), '--iterations', '8', '--emit-ptx', out);
+    expect(once.status, once.stderr).toBe(0);
+    expect(once.stderr).toMatch(/note: checked at D = 2, P = 1, C = 1, K = 8 only: the kernel reads these params at run time, so a launch with another value is not covered \(--iterations any proves every K\)/);
+  });
+
   it('errors: --print of an open count, two counts open, any>=0 tiles', () => {
     expectUsageError(arefcheck(...family(2, 1, 1), '--iterations', 'any', '--print'), /--print writes one program: give --iterations a number/);
     expectUsageError(arefcheck(...family(2, 1, 1), '--iterations', 'any', '--tiles', 'any'), /only one of --iterations and --tiles can be left open/);
