@@ -36,10 +36,6 @@ export class StateArena {
   private readonly chunkEnds: number[] = [];
   private readonly parents: PagedArray<Int32Array>; // -1 for an initial state
   private readonly actionIndices: PagedArray<Uint16Array>; // index into actions(parent), or into initialStates()
-  /** scratch for decoding (expand) */
-  private unpacked = new Int32Array(64);
-  /** scratch for view, copied out */
-  private viewed = new Int32Array(64);
   /** scratch for equals (called while the explorer holds its expand scratch) */
   private compared = new Int32Array(64);
 
@@ -116,7 +112,7 @@ export class StateArena {
 
   /** The words of state `id`, decoded into a new array (the caller may keep it). */
   view(id: number): Int32Array {
-    const words = this.decodeInto(id, false);
+    const words = this.decodeInto(id, 'view');
     return (this.collapser ? this.collapser.expand(words, false) : words).slice();
   }
 
@@ -125,22 +121,22 @@ export class StateArena {
    * `expand` (the explorer's hot loop; a new array per state costs more than the decoding).
    */
   expand(id: number): Int32Array {
-    const words = this.decodeInto(id, true);
+    const words = this.decodeInto(id, 'expand');
     return this.collapser ? this.collapser.expand(words, true) : words;
   }
 
-  private decodeInto(id: number, scratch: boolean): Int32Array {
-    // two scratches: a trace decoded while the explorer expands a state must not overwrite it
+  /**
+   * State `id`'s stored words, decoded into one of three scratches: a trace decoded while the
+   * explorer expands a state must not overwrite it, nor the table's re-hashing either.
+   */
+  private decodeInto(id: number, use: 'expand' | 'view' | 'rehash'): Int32Array {
     const chunk = this.chunkOf(id);
     const length = this.lengthOf(id, chunk);
-    let out = scratch ? this.unpacked : this.viewed;
-    if (out.length < length) {
-      out = new Int32Array(2 * length);
-      if (scratch) this.unpacked = out;
-      else this.viewed = out;
-    }
+    let out = this.scratches[use];
+    if (out.length < length) out = this.scratches[use] = new Int32Array(2 * length);
     return out.subarray(0, this.decode(id, chunk, length, out));
   }
+  private readonly scratches = { expand: new Int32Array(64), view: new Int32Array(64), rehash: new Int32Array(64) };
 
   /** Decode state `id`, `length` bytes in `chunk`, into `out` (room for one word per byte); returns the word count. */
   private decode(id: number, chunk: number, length: number, out: Int32Array): number {
@@ -185,12 +181,8 @@ export class StateArena {
    * call: what the visited table hashes, read back when it grows.
    */
   storedWords(id: number): Int32Array {
-    const chunk = this.chunkOf(id);
-    const length = this.lengthOf(id, chunk);
-    if (this.rehashed.length < length) this.rehashed = new Int32Array(2 * length);
-    return this.rehashed.subarray(0, this.decode(id, chunk, length, this.rehashed));
+    return this.decodeInto(id, 'rehash');
   }
-  private rehashed = new Int32Array(64);
 
   parent(id: number): number {
     return this.parents.get(id);

@@ -29,7 +29,7 @@ export class StatePacker {
    * reduction's walks (stuck.ts, lessons.ts) and the missed-phase test (hb.ts `waitMisses`) only
    * by its distance to other phases, which an even shift keeps. States that differ in raw phases
    * alone then store one barrier block (collapse compression). Traces show raw phases: the report
-   * replays their actions on readable states (src/verify.ts).
+   * replays their actions on readable states (src/verify/raw-trace.ts).
    */
   canonicalPhases(words: Int32Array): Int32Array {
     const L = this.layout;

@@ -93,7 +93,7 @@ export function modelOfMachine(machine: Machine): ProgramModel {
  * from semantics/packed.ts, and a transition that file leaves to the readable rules (a violation,
  * the end checks, a rare op) runs them on the decoded state. Barrier phases are stored canonical
  * (2 + parity past phase 1), so a decoded state's phases are not the run's: replay a trace's
- * actions on readable states (`rawTrace` in src/verify.ts) to show it.
+ * actions on readable states (`rawResult`, src/verify/raw-trace.ts) to show it.
  */
 export function packedModelOfMachine(machine: Machine): PackedProgramModel {
   const packer = new StatePacker(machine);
