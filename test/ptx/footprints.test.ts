@@ -68,6 +68,27 @@ describe('shared-memory footprints of generic accesses', () => {
     expect(verify(p).verdict).toBe('verified');
   });
 
+  // Epoch 1 as INTERLEAVED; then lane l of warp w writes [512w + 16l, +16): warp 0 rewrites, in a
+  // block, bytes warp 1 wrote in epoch 1. `between` goes between the two epochs. Warp 0 alone
+  // fences in epoch 1, so the warps are two roles (folded, they could not race).
+  const twoEpochs = (between: string): string =>
+    staging(`${INTERLEAVED}\n\tst.shared.v4.u32 [%r6], {%r1, %r1, %r1, %r1};\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 fence.proxy.async.shared::cta;\n${between}\n\tshl.b32 %r8, %r2, 9;\n\tshl.b32 %r9, %r3, 4;\n\tadd.s32 %r8, %r8, %r9;\n\tadd.s32 %r6, %r4, %r8;`);
+
+  it('cuts slots by write epoch: interleaved rows, a barrier, then blocks of rows is verified (ThunderKittens based)', () => {
+    const p = liftKernel(parsePtx(twoEpochs('\tbar.sync 1;'), 'k.ptx'));
+    expect(p.roles.map((r) => r.name)).toEqual(['warp0', 'warp1']);
+    // four slots of 256 bytes: each the bytes one warp wrote in epoch 1 and one in epoch 2
+    expect(p.resources).toContainEqual({ kind: 'buffer', name: 'buf', slots: 4, bytes: 256 });
+    expect(verify(p).verdict).toBe('verified');
+  });
+
+  it('still finds the write-after-write when no barrier separates the epochs', () => {
+    const p = liftKernel(parsePtx(twoEpochs(''), 'k.ptx'));
+    const r = verify(p);
+    expect(r.verdict).toBe('violation');
+    expect(r.violations[0]?.message).toMatch(/write-after-write/);
+  });
+
   it('keeps two warps writing the same bytes apart, and finds the write-after-write', () => {
     const p = liftKernel(parsePtx(staging(SAME_BYTES), 'k.ptx'));
     // the written chunks are one slot, the gaps between them (only the store reads them) another

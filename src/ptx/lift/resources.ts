@@ -58,6 +58,9 @@ interface Interval {
   readonly store?: boolean;
 }
 
+/** Events that can order a warp's generic writes with other warps' accesses: they end a write epoch. */
+const ORDERS_WRITES: ReadonlySet<WarpEvent['k']> = new Set(['wait', 'arrive', 'arrive.expect_tx', 'bar.sync', 'bar.arrive', 'cluster.sync']);
+
 /** Most slots one region may be cut into; past it only TMA extents cut (generic writes do not). */
 const MAX_PIECES = 512;
 
@@ -103,18 +106,36 @@ export function buildResources(
   const writes: Interval[] = [];
   const reads: [number, number][] = [];
   warps.forEach((w, wi) => {
-    const own: [number, number][] = [];
+    // one warp's generic writes, by epoch: the stretch between two events that can order them
+    // with other warps' accesses (a wait, an arrive, a named or cluster barrier)
+    const epochs: [number, number][][] = [[]];
     for (const e of w) {
       const spans = (e.k === 'write' || e.k === 'read') && e.parts ? e.parts.map(([lo, hi]) => [lo, hi] as [number, number]) : undefined;
       if (e.k === 'tma.load') writes.push({ lo: e.dst, hi: e.dst + (e.bytes ?? 1), id: `tma:${e.dst}:${e.bytes}`, key: e.map ?? 'bulk' });
       else if (e.k === 'tma.store') writes.push({ lo: e.src, hi: e.src + (e.bytes ?? 1), id: `store:${e.src}:${e.bytes}`, key: '', store: true });
-      else if (e.k === 'write' && !barWords(e.lo, e.hi)) own.push(...(spans ?? [[e.lo, e.hi]]));
+      else if (e.k === 'write' && !barWords(e.lo, e.hi)) epochs[epochs.length - 1]!.push(...(spans ?? [[e.lo, e.hi]]));
       else if (e.k === 'read' && !barWords(e.lo, e.hi)) reads.push(...(spans ?? [[e.lo, e.hi]]));
       else if (e.k === 'mma') reads.push(...mmaReads(e, layout));
+      else if (ORDERS_WRITES.has(e.k) && epochs[epochs.length - 1]!.length > 0) epochs.push([]);
     }
-    // one warp's generic writes: their union, in contiguous runs (tagged with its warpgroup); the
-    // runs share an id, so the bytes one warp stages for one TMA store form one slot (cut, below)
-    for (const [lo, hi] of mergeRanges(own)) writes.push({ lo, hi, id: `warp${wi}`, key: '', group: `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}` });
+    // An epoch's writes: their union, in contiguous runs (tagged with its warpgroup) that share an
+    // id, so the bytes one warp stages for one TMA store form one slot (cut, below). Epochs apart:
+    // a warp that zeroes every fourth row before a barrier and a block of rows after it (ThunderKittens'
+    // based kernel) must not make one slot of bytes it and another warp wrote in different epochs, a
+    // false write-after-write. Epochs that write the same runs share the id (a loop's iterations):
+    // that cuts nothing finer and keeps the covers short.
+    const ids = new Map<string, string>();
+    for (const runs of epochs) {
+      const merged = mergeRanges(runs);
+      if (merged.length === 0) continue;
+      const sig = merged.map(([lo, hi]) => `${lo}-${hi}`).join(',');
+      let id = ids.get(sig);
+      if (id === undefined) {
+        id = `warp${wi}#${ids.size}`;
+        ids.set(sig, id);
+      } else continue;
+      for (const [lo, hi] of merged) writes.push({ lo, hi, id, key: '', group: `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}` });
+    }
   });
 
   const resources: Resource[] = [];
