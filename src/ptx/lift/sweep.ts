@@ -13,6 +13,7 @@ import type { WarpEvent } from './events.ts';
 import { wholeArray, type LaunchVar } from './launch.ts';
 import { EventBudgetExceeded } from './warp.ts';
 import { launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
+import { shareBoxes } from './shared-boxes.ts';
 
 export interface LaunchPoint {
   /** `defaults`, or the swept value: `params+1408 = 1024` */
@@ -126,8 +127,9 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   const given = launchAssignment(p.kernel, options);
   const base = traceWith(p, options, given);
   const look = prober(p, options);
-  const points: LaunchPoint[] = [{ label: 'defaults', ...programOfTrace(module, base, options) }];
-  if (!sweep) return points;
+  const points: Lifted[] = [{ label: 'defaults', trace: base, ...programOfTrace(module, base, options) }];
+  if (!sweep) return withoutTraces(points);
+  const done = (): LaunchPoint[] => withoutTraces(shareBoxes(points, options, (trace, o) => programOfTrace(module, trace, o)));
   let cur: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } = { values: given, run: measure(base), depth: 0 };
   const baseRun = cur.run;
   // the points chosen, lifted at the end (a cheaper balanced point may replace the costly ones)
@@ -176,7 +178,7 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
     // before a CTA has any work): raise every open value together
     const joint = raiseTogether(look, cur.run, given);
     if (joint) points.push(...liftPoints(module, options, [{ run: joint.run, label: `every open integer = ${joint.value}` }], points));
-    return points;
+    return done();
   }
   // the greedy raise of one value at a time can overshoot: CUTLASS's Cooperative kernel runs one
   // k-block per tile by default, so its 6-stage ring is waited in both parities only at 12 tiles,
@@ -187,19 +189,28 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   const balanced = balance(look, baseRun, last, given);
   const kept = balanced ? [...chosen.filter((c) => c.run.events <= balanced.run.events), balanced] : chosen;
   points.push(...liftPoints(module, options, kept.map((c) => ({ run: c.run, label: labelOf(c.values) })), points));
-  return points;
+  return done();
+}
+
+/** A point with the run it was lifted from (shareBoxes lifts it again). */
+interface Lifted extends LaunchPoint {
+  readonly trace: KernelTrace;
+}
+
+function withoutTraces(points: readonly Lifted[]): LaunchPoint[] {
+  return points.map(({ label, program, facts }) => ({ label, program, facts }));
 }
 
 /** Lift each run as one more point, unless it gives a program already in the sweep. */
-function liftPoints(module: PtxModule, options: LiftOptions, runs: readonly { run: Probe; label: string }[], already: readonly LaunchPoint[]): LaunchPoint[] {
+function liftPoints(module: PtxModule, options: LiftOptions, runs: readonly { run: Probe; label: string }[], already: readonly LaunchPoint[]): Lifted[] {
   const seen = new Set(already.map((x) => JSON.stringify(x.program.roles)));
-  const out: LaunchPoint[] = [];
+  const out: Lifted[] = [];
   for (const { run, label } of runs) {
     const lifted = programOfTrace(module, run.trace, options);
     const id = JSON.stringify(lifted.program.roles);
     if (seen.has(id)) continue;
     seen.add(id);
-    out.push({ label, ...lifted });
+    out.push({ label, trace: run.trace, ...lifted });
   }
   return out;
 }

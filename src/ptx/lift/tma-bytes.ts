@@ -28,6 +28,8 @@ export interface SizedMap {
   readonly bytes: number;
   readonly how: SizeSource;
   readonly copies: number;
+  /** the sweep point whose run gave the evidence, when not this one (shared-boxes.ts) */
+  readonly at?: string;
 }
 
 export interface SizingOptions {
