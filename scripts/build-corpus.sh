@@ -58,6 +58,14 @@ tk_educational_h100_level_05|$SRC/ThunderKittens/kernels/gemm/educational_h100/l
 tk_educational_h100_level_07|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_07.cu|$TK_FLAGS
 tk_educational_h100_level_08|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_08.cu|$TK_FLAGS
 fa3_fwd_hdim128_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim128_bf16_sm90.cu|$FA3_FLAGS
+cutlass_coop_epitma_128x128x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedCooperative -DEPI_SCHEDULE=cutlass::epilogue::TmaWarpSpecializedCooperative
+cutlass_pingpong_epitma_128x128x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedPingpong -DEPI_SCHEDULE=cutlass::epilogue::TmaWarpSpecialized
+cutlass_ws_epitma_128x128x64_bf16_c2x1|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecialized -DEPI_SCHEDULE=cutlass::epilogue::TmaWarpSpecialized -DELEM_AB=cutlass::bfloat16_t -DCLUSTER_M=2
+deepgemm_bf16_m128_n128_s5|$HERE/corpus/deepgemm_bf16.cu|$DG_FLAGS
+deepgemm_1d1d_m128_n128_s5|$HERE/corpus/deepgemm_1d1d.cu|$DG_FLAGS
+tk_mha_h100|$SRC/ThunderKittens/kernels/attention/mha_h100/mha_h100.cu|$TK_FLAGS
+tk_based|$SRC/ThunderKittens/kernels/based/linear_attn.cu|$TK_FLAGS
+tk_fp8_h100_scaled|$SRC/ThunderKittens/kernels/gemm/fp8_h100_scaled/fp8_h100_gemm_scaled.cu|$TK_FLAGS
 EOF
 )
 
