@@ -68,11 +68,14 @@ describe('shared-memory footprints of generic accesses', () => {
     expect(verify(p).verdict).toBe('verified');
   });
 
-  // Epoch 1 as INTERLEAVED; then lane l of warp w writes [512w + 16l, +16): warp 0 rewrites, in a
+  // lane l of warp w addresses [512w + 16l, +16) of the buffer at %r4: each warp a block of rows
+  const BLOCK_ROWS = '\tshl.b32 %r8, %r2, 9;\n\tshl.b32 %r9, %r3, 4;\n\tadd.s32 %r8, %r8, %r9;\n\tadd.s32 %r6, %r4, %r8;';
+
+  // Epoch 1 as INTERLEAVED; then BLOCK_ROWS: warp 0 rewrites, in a
   // block, bytes warp 1 wrote in epoch 1. `between` goes between the two epochs. Warp 0 alone
   // fences in epoch 1, so the warps are two roles (folded, they could not race).
   const twoEpochs = (between: string): string =>
-    staging(`${INTERLEAVED}\n\tst.shared.v4.u32 [%r6], {%r1, %r1, %r1, %r1};\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 fence.proxy.async.shared::cta;\n${between}\n\tshl.b32 %r8, %r2, 9;\n\tshl.b32 %r9, %r3, 4;\n\tadd.s32 %r8, %r8, %r9;\n\tadd.s32 %r6, %r4, %r8;`);
+    staging(`${INTERLEAVED}\n\tst.shared.v4.u32 [%r6], {%r1, %r1, %r1, %r1};\n\tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 fence.proxy.async.shared::cta;\n${between}\n${BLOCK_ROWS}`);
 
   it('cuts slots by write epoch: interleaved rows, a barrier, then blocks of rows is verified (ThunderKittens based)', () => {
     const p = liftKernel(parsePtx(twoEpochs('\tbar.sync 1;'), 'k.ptx'));
