@@ -60,6 +60,14 @@ describe('box sizes shared across the points of a sweep', () => {
     expect(out).toEqual(points);
   });
 
+  it('gives a size that only gains better evidence the new note without lifting again', () => {
+    const points = [point('defaults', [map('b', 8192, 'gap')]), point('K = 768', [map('b', 8192, 'footprint')])];
+    const { calls, relift } = relifter(points);
+    const out = shareBoxes(points, {}, relift);
+    expect(calls).toEqual([]);
+    expect(out[0]?.facts.tma).toEqual([{ map: 'b', bytes: 8192, how: 'footprint', copies: 1, at: 'K = 768' }]);
+  });
+
   it('prefers a weaker kind found nowhere better only over weaker ones: ring stride over gap', () => {
     const points = [point('defaults', [map('k', 6144, 'gap')]), point('K = 768', [map('k', 4096, 'ring stride')])];
     const { relift } = relifter(points);

@@ -124,16 +124,13 @@ export function buildResources(
     // based kernel) must not make one slot of bytes it and another warp wrote in different epochs, a
     // false write-after-write. Epochs that write the same runs share the id (a loop's iterations):
     // that cuts nothing finer and keeps the covers short.
-    const ids = new Map<string, string>();
+    const seen = new Set<string>();
     for (const runs of epochs) {
       const merged = mergeRanges(runs);
-      if (merged.length === 0) continue;
       const sig = merged.map(([lo, hi]) => `${lo}-${hi}`).join(',');
-      let id = ids.get(sig);
-      if (id === undefined) {
-        id = `warp${wi}#${ids.size}`;
-        ids.set(sig, id);
-      } else continue;
+      if (merged.length === 0 || seen.has(sig)) continue;
+      const id = `warp${wi}#${seen.size}`;
+      seen.add(sig);
       for (const [lo, hi] of merged) writes.push({ lo, hi, id, key: '', group: `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}` });
     }
   });

@@ -9,11 +9,8 @@
 // among the points that found that kind, the smallest size; expect_tx (a split of the expected
 // bytes, not a bound) only when those points agree. The note names the point the size came from.
 import type { KernelTrace, LiftFacts, LiftOptions } from './lift.ts';
-import type { SizedMap, SizeSource } from './tma-bytes.ts';
+import { SIZE_SOURCES, type SizedMap, type SizeSource } from './tma-bytes.ts';
 import type { Program } from '../../ir/program.ts';
-
-/** The kinds of evidence, strongest first (the order tma-bytes.ts tries them in). */
-const STRENGTH: readonly SizeSource[] = ['given', 'footprint', 'ring stride', 'expect_tx', 'gap'];
 
 export interface SizedPoint {
   readonly label: string;
@@ -24,36 +21,40 @@ export interface SizedPoint {
 
 type Relift = (trace: KernelTrace, options: LiftOptions) => { program: Program; facts: LiftFacts };
 
+interface Best {
+  readonly bytes: number;
+  readonly how: SizeSource;
+  /** the point that found it */
+  readonly at: string;
+}
+
 /** The points, each lifted again where another point sized one of its maps on better evidence. */
 export function shareBoxes<P extends SizedPoint>(points: readonly P[], options: LiftOptions, relift: Relift): P[] {
-  const best = new Map<string, { bytes: number; how: SizeSource; at: string } | undefined>();
   const found = new Map<string, { m: SizedMap; label: string }[]>();
   for (const p of points) for (const m of p.facts.tma) found.set(m.map, [...(found.get(m.map) ?? []), { m, label: p.label }]);
+  const best = new Map<string, Best>();
   for (const [map, list] of found) {
-    const strongest = Math.min(...list.map((x) => STRENGTH.indexOf(x.m.how)));
-    const top = list.filter((x) => STRENGTH.indexOf(x.m.how) === strongest);
-    const how = STRENGTH[strongest]!;
-    if (how === 'given') continue;
-    const sizes = new Set(top.map((x) => x.m.bytes));
-    if (how === 'expect_tx' && sizes.size > 1) continue;
+    const strongest = Math.min(...list.map((x) => SIZE_SOURCES.indexOf(x.m.how)));
+    const how = SIZE_SOURCES[strongest]!;
+    const top = list.filter((x) => x.m.how === how);
+    if (how === 'given' || (how === 'expect_tx' && new Set(top.map((x) => x.m.bytes)).size > 1)) continue;
     const pick = top.reduce((a, b) => (b.m.bytes < a.m.bytes ? b : a));
     best.set(map, { bytes: pick.m.bytes, how, at: pick.label });
   }
   return points.map((p) => {
-    const boxes = new Map(options.tmaBoxes ?? []);
-    let changed = false;
+    // this point's maps sized on weaker evidence than another point's
+    const taken = new Map<string, Best>();
     for (const m of p.facts.tma) {
       const b = best.get(m.map);
-      if (!b || (b.bytes === m.bytes && b.how === m.how)) continue;
-      boxes.set(m.map, b.bytes);
-      changed = true;
+      if (b && (b.bytes !== m.bytes || b.how !== m.how)) taken.set(m.map, b);
     }
-    if (!changed) return p;
-    const again = relift(p.trace, { ...options, tmaBoxes: boxes });
-    // the sizes taken from another point are reported with their evidence, not as given
+    if (taken.size === 0) return p;
+    // a size that only gains better evidence changes the note, not the program
+    const resized = [...taken].some(([map, b]) => p.facts.tma.find((m) => m.map === map)?.bytes !== b.bytes);
+    const again = resized ? relift(p.trace, { ...options, tmaBoxes: new Map([...(options.tmaBoxes ?? []), ...[...taken].map(([map, b]) => [map, b.bytes] as const)]) }) : p;
     const tma = again.facts.tma.map((m) => {
-      const b = best.get(m.map);
-      return b && !options.tmaBoxes?.has(m.map) && boxes.has(m.map) ? { ...m, how: b.how, ...(b.at !== p.label ? { at: b.at } : {}) } : m;
+      const b = taken.get(m.map);
+      return b ? { ...m, bytes: b.bytes, how: b.how, ...(b.at !== p.label ? { at: b.at } : {}) } : m;
     });
     return { ...p, program: again.program, facts: { ...again.facts, tma } };
   });

@@ -20,7 +20,9 @@ import type { SmemLayout } from './smem-layout.ts';
 type TmaLoad = Extract<WarpEvent, { k: 'tma.load' }>;
 type TmaStore = Extract<WarpEvent, { k: 'tma.store' }>;
 
-export type SizeSource = 'given' | 'footprint' | 'ring stride' | 'expect_tx' | 'gap';
+/** How a box size was found, strongest evidence first: the order the rules below are tried in. */
+export const SIZE_SOURCES = ['given', 'footprint', 'ring stride', 'expect_tx', 'gap'] as const;
+export type SizeSource = (typeof SIZE_SOURCES)[number];
 
 export interface SizedMap {
   /** the tensor map (`params+64`, a param name), or `line N` for a copy with no map identity */
