@@ -2,22 +2,7 @@
 // operands), compiled to PTX for arefcheck's corpus (scripts/build-corpus.sh): the instantiation
 // DeepGEMM's JIT writes (csrc/jit_kernels/impls/sm90_fp8_gemm_1d1d.hpp), template values as macros.
 #include <deep_gemm/impls/sm90_fp8_gemm_1d1d.cuh>
-
-#ifndef SHAPE_N
-#define SHAPE_N 4096
-#endif
-#ifndef SHAPE_K
-#define SHAPE_K 7168
-#endif
-#ifndef DG_BLOCK_M
-#define DG_BLOCK_M 128
-#endif
-#ifndef DG_BLOCK_N
-#define DG_BLOCK_N 128
-#endif
-#ifndef DG_STAGES
-#define DG_STAGES 5
-#endif
+#include "deepgemm_defaults.h"
 
 using namespace deep_gemm;
 

@@ -2,25 +2,8 @@
 // (scripts/build-corpus.sh): the instantiation DeepGEMM's JIT writes, with the template values as
 // macros. SHAPE_N/SHAPE_K compiled in, M at run time; DG_BLOCK_M 64 uses one math warp group.
 #include <deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh>
+#include "deepgemm_defaults.h"
 
-#ifndef SHAPE_N
-#define SHAPE_N 4096
-#endif
-#ifndef SHAPE_K
-#define SHAPE_K 7168
-#endif
-#ifndef DG_BLOCK_M
-#define DG_BLOCK_M 128
-#endif
-#ifndef DG_BLOCK_N
-#define DG_BLOCK_N 128
-#endif
-#ifndef DG_STAGES
-#define DG_STAGES 5
-#endif
-#ifndef DG_MULTICAST
-#define DG_MULTICAST 1
-#endif
 #ifndef DG_MULTICAST_ON_A
 #define DG_MULTICAST_ON_A false
 #endif

@@ -2,25 +2,7 @@
 // (scripts/build-corpus.sh): the instantiation DeepGEMM's JIT writes (csrc/jit_kernels/impls/
 // sm90_bf16_gemm.hpp), with the template values as macros. N and K compiled in, M at run time.
 #include <deep_gemm/impls/sm90_bf16_gemm.cuh>
-
-#ifndef SHAPE_N
-#define SHAPE_N 4096
-#endif
-#ifndef SHAPE_K
-#define SHAPE_K 7168
-#endif
-#ifndef DG_BLOCK_M
-#define DG_BLOCK_M 128
-#endif
-#ifndef DG_BLOCK_N
-#define DG_BLOCK_N 128
-#endif
-#ifndef DG_STAGES
-#define DG_STAGES 5
-#endif
-#ifndef DG_MULTICAST
-#define DG_MULTICAST 1
-#endif
+#include "deepgemm_defaults.h"
 
 using namespace deep_gemm;
 
