@@ -13,6 +13,8 @@ import { checkWithProgress, printReport, type VerificationRun } from './verifica
 export interface PtxFlags {
   readonly options: LiftOptions;
   readonly sweep: boolean;
+  /** the maps --tma-box named (not those --ttgir or --triton-cache gave): each must be one a copy goes through */
+  readonly namedBoxes: readonly string[];
 }
 
 /** `--param NAME=V` / `--param NAME+OFFSET:TYPE=V`, `--grid`, `--cluster`, `--tma-box MAP=BYTES`, `--no-sweep`. */
@@ -33,6 +35,7 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
     if (!Number.isSafeInteger(bytes) || bytes < 1) throw new InputError(`--tma-box ${text}: the box must be 1 byte or more`);
     boxes.set(m[1] ?? '', bytes);
   }
+  const named = [...boxes.keys()];
   // the compiler's own box sizes (Triton): --ttgir FILE or --triton-cache DIR; --tma-box wins over them
   const ttgir = flagString(cl, 'ttgir');
   const cache = flagString(cl, 'triton-cache');
@@ -41,6 +44,7 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
   const maxSteps = flagInt(cl, 'max-steps', 1);
   return {
     sweep: !flagBoolean(cl, 'no-sweep'),
+    namedBoxes: named,
     options: {
       ...base,
       ...(params.size > 0 ? { params } : {}),
@@ -54,6 +58,6 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
 
 /** Lift, check every launch point, print the worst report; returns the exit code. */
 export function verifyPtxFile(file: string, flags: PtxFlags, run: VerificationRun): number {
-  const { report, program } = verifyPtxModule(parsePtx(readInputFile(file), file), file, flags.options, flags.sweep, (p) => checkWithProgress(p, run));
+  const { report, program } = verifyPtxModule(parsePtx(readInputFile(file), file), file, flags.options, flags.sweep, (p) => checkWithProgress(p, run), flags.namedBoxes);
   return printReport(report, program, run);
 }

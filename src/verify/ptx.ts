@@ -4,9 +4,9 @@
 import { InputError } from '../diag.ts';
 import type { Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
-import { wholeArray } from '../ptx/lift/launch.ts';
+import { resolveBoxKeys, wholeArray } from '../ptx/lift/launch.ts';
 import { liftLaunchPoints, shortKey, type LaunchPoint } from '../ptx/lift/sweep.ts';
-import type { PtxModule } from '../ptx/parse/ast.ts';
+import type { PtxFunction, PtxModule } from '../ptx/parse/ast.ts';
 import type { Report } from './report.ts';
 
 /** Check every launch point with `checkOne`; the worst report, combined, and the program it is for. */
@@ -16,15 +16,29 @@ export function verifyPtxModule(
   options: LiftOptions,
   sweep: boolean,
   checkOne: (program: Program) => Report,
+  /** the box sizes the user named (a map no copy goes through is an error); default: all of options.tmaBoxes */
+  namedBoxes: readonly string[] = [...(options.tmaBoxes?.keys() ?? [])],
 ): { report: Report; program: Program } {
   const kernel = pickKernel(module, options.kernel);
   const points = liftLaunchPoints(module, { ...options, kernel: kernel.name }, sweep);
   const params = kernel.params.map((p) => p.name);
+  unknownBoxes(namedBoxes, points, kernel, params);
   const reports = points.map((p) => ({ point: p, report: checkOne(p.program) }));
   const worst =
     reports.find((r) => r.report.verdict === 'violation') ?? reports.find((r) => r.report.verdict === 'inconclusive') ?? reports[reports.length - 1];
   if (!worst) throw new InputError(`${file}: nothing to check`);
   return { report: combine(worst.report, reports.map((r) => r.report), points, worst.point, params), program: worst.point.program };
+}
+
+/** A `--tma-box` that names no tensor map the kernel copies through is a mistake: say so, with the maps it has. */
+function unknownBoxes(named: readonly string[], points: readonly LaunchPoint[], kernel: PtxFunction, params: readonly string[]): void {
+  const maps = new Set(points.flatMap((p) => p.facts.tensorMaps));
+  for (const given of named) {
+    const key = resolveBoxKeys(kernel, new Map([[given, 0]])).keys().next().value ?? given;
+    if (maps.has(key) || maps.has(`${key}+0`) || maps.has(key.replace(/\+0$/, ''))) continue;
+    const known = [...maps].map((m) => shortKey(m, params));
+    throw new InputError(`--tma-box ${given}: no TMA copy of kernel ${kernel.name} goes through that tensor map (${known.length > 0 ? `its maps: ${known.join(', ')}` : 'none of its copies needs a box size'})`);
+  }
 }
 
 function combine(worst: Report, all: readonly Report[], points: readonly LaunchPoint[], at: LaunchPoint, params: readonly string[]): Report {
@@ -81,6 +95,13 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
     out.push(
       `the loop at lines ${sp.flag}–${sp.line} spins on a flag in global memory (ld at line ${sp.flag}) that another CTA sets: that CTA is not modelled, so the loop is taken to end (${sp.times} time${sp.times === 1 ? '' : 's'}); this synchronization through global memory is assumed, not checked`,
     );
+  const updates = facts.descriptorUpdates ?? [];
+  if (updates.length > 0) {
+    const shown = updates.length > 8 ? `${updates.slice(0, 8).join(', ')}, …` : updates.join(', ');
+    out.push(
+      `tensormap.* at line${updates.length > 1 ? 's' : ''} ${shown}: the kernel rewrites TMA descriptors in global memory; their staging in shared memory is checked as writes and reads, but which descriptor a copy uses, and the tensormap proxy fences, are not modelled: each copy is taken to use the descriptor meant for it`,
+    );
+  }
   if (facts.stuck) out.push(`the concrete run hung (${facts.stuck})${facts.forcedWaits ? `; ${facts.forcedWaits} waits were let past to record the rest` : ''}`);
   return out;
 }

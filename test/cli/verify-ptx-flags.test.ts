@@ -23,6 +23,31 @@ describe('verify on PTX: lifter flags', () => {
   });
 });
 
+describe('verify on PTX: --tma-box', () => {
+  const triton = 'test/ptx/fixtures/triton-3.6-gemm-tma-3stage-128x128x64-w4.ptx';
+  const boxNotes = (stdout: string): string[] => (JSON.parse(stdout).notes as string[]).filter((n) => n.startsWith('TMA box'));
+
+  it('takes a tensor map by parameter index, as the notes print long names, and by name', () => {
+    const byIndex = arefcheck('verify', triton, '--tma-box', '0=16384', '--tma-box', '5+0=8192', '--json');
+    const byName = arefcheck('verify', triton, '--tma-box', 'matmul_tma_param_0+0=16384', '--tma-box', 'matmul_tma_param_5=8192', '--json');
+    for (const r of [byIndex, byName]) {
+      // half of B's box: the expect_tx is never met, so the consumer waits for ever
+      expect(r.status).toBe(1);
+      expect(JSON.parse(r.stdout).violations[0].kind).toBe('deadlock');
+      expect(boxNotes(r.stdout)).toEqual([
+        'TMA box of matmul_tma_param_0+0: 16384 bytes, as given (--tma-box, --ttgir or --triton-cache)',
+        'TMA box of matmul_tma_param_5+0: 8192 bytes, as given (--tma-box, --ttgir or --triton-cache)',
+      ]);
+    }
+  });
+
+  it('refuses a map no copy goes through, naming the maps there are', () => {
+    const r = arefcheck('verify', triton, '--tma-box', '3=16384');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe('error: --tma-box 3: no TMA copy of kernel matmul_tma goes through that tensor map (its maps: matmul_tma_param_0+0, matmul_tma_param_5+0, matmul_tma_param_10+0)');
+  });
+});
+
 describe('pipeline --cooperative', () => {
   it('verifies at the mbarrier level, deadlocks when D <= P, and emits a gemm kernel', () => {
     expect(arefcheck('pipeline', '--depth', '3', '--pending', '1', '--consumers', '2', '--iterations', '6', '--cooperative').status).toBe(0);

@@ -92,6 +92,45 @@ describe('shared-memory footprints of generic accesses', () => {
     expect(r.violations[0]?.message).toMatch(/write-after-write/);
   });
 
+  // A copy lands 1 KB in buf; after its wait each warp of the one warpgroup writes its interleaved
+  // rows over it, warp 0 alone fences first (so the warps are two roles, as ThunderKittens'
+  // attention backward makes the warp that issues its TMA stores), and thread 0 stores the tile.
+  const overCopy = (rows: string): string =>
+    kernel([
+      '\tsetp.eq.u32 %p1, %r1, 0;',
+      '\t@%p1 mbarrier.init.shared::cta.b64 [buf+1024], 1;',
+      '\tbar.sync 0;',
+      '\tld.param.u64 %rd1, [out];',
+      '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [buf+1024], 1024;',
+      '\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 1024, [buf+1024];',
+      'WAIT:',
+      '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [buf+1024], 0;',
+      '\t@!%p3 bra WAIT;',
+      '\tsetp.eq.u32 %p2, %r2, 0;',
+      '\t@%p2 fence.proxy.async.shared::cta;',
+      rows,
+      '\tst.shared.v4.u32 [%r6], {%r1, %r1, %r1, %r1};',
+      '\tbar.sync 0;',
+      '\tfence.proxy.async.shared::cta;',
+      '\t@%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], 1024;',
+      '\t@%p1 cp.async.bulk.commit_group;',
+      '\t@%p1 cp.async.bulk.wait_group.read 0;',
+    ].join('\n'));
+
+  it('cuts a copy between two roles of one warpgroup that write disjoint rows of it: verified', () => {
+    const p = liftKernel(parsePtx(overCopy(INTERLEAVED), 'k.ptx'));
+    expect(p.roles.map((r) => r.name)).toEqual(['warp0', 'warp1']);
+    // each warp's rows a slot of their own, where the warpgroup alone would have left the copy whole
+    expect(p.resources).toContainEqual({ kind: 'buffer', name: 'buf_0', slots: 2, bytes: 512 });
+    expect(verify(p).verdict).toBe('verified');
+  });
+
+  it('still finds the write-after-write when the two roles write the same rows of the copy', () => {
+    const r = verify(liftKernel(parsePtx(overCopy(SAME_BYTES), 'k.ptx')));
+    expect(r.verdict).toBe('violation');
+    expect(r.violations[0]?.message).toMatch(/write-after-write/);
+  });
+
   it('keeps two warps writing the same bytes apart, and finds the write-after-write', () => {
     const p = liftKernel(parsePtx(staging(SAME_BYTES), 'k.ptx'));
     // the written chunks are one slot, the gaps between them (only the store reads them) another

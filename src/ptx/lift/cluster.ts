@@ -39,6 +39,8 @@ export interface ClusterRun {
   readonly forced: number;
   /** every warp ran to its end (false: a hang no forced wait resolved; the blocked waits are the last events) */
   readonly complete: boolean;
+  /** lines of the tensormap.* instructions that ran (descriptor updates the model does not follow) */
+  readonly descriptorUpdates: readonly number[];
 }
 
 /** Waits a hung run may be let past before the lifter gives up on recording the rest. */
@@ -122,8 +124,8 @@ export function runCluster(
         else if (b.kind === 'token') r.interp.event({ k: 'wait', cta: b.cta, bar: b.bar, parity: b.phase & 1, token: b.site, loc: b.loc });
         else if (b.kind === 'cluster') r.interp.event({ k: 'cluster.sync', loc: b.loc });
       }
-      return { warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })), stuck, forced, complete: false };
+      return { warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })), stuck, forced, complete: false, descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b) };
     }
   }
-  return { warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })), ...(stuck ? { stuck } : {}), forced, complete: true };
+  return { warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })), ...(stuck ? { stuck } : {}), forced, complete: true, descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b) };
 }

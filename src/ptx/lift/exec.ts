@@ -100,8 +100,11 @@ export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
       w.write(fr, a[0], w.map(m, [operand(w, fr, a, 1)], ([x = UNINIT]) => (typeof x === 'bigint' && x >= CLUSTER_BASE ? BigInt(Math.floor(Number(x - CLUSTER_BASE) / CTA_WINDOW)) : BigInt(w.cta))), m);
       return handled();
     case 'membar': case 'griddepcontrol': case 'nanosleep': case 'prefetch': case 'prefetchu':
-    case 'pmevent': case 'applypriority': case 'discard': case 'tensormap': case 'createpolicy':
+    case 'pmevent': case 'applypriority': case 'discard': case 'createpolicy':
       if (op.base === 'createpolicy') w.clobber(fr, ins, m);
+      return handled();
+    case 'tensormap':
+      descriptorUpdate(w, fr, ins, m);
       return handled();
     case 'tcgen05':
       return w.unsupported(`'${op.text}' at line ${line} (Blackwell tcgen05 is not modelled)`, ins.loc);
@@ -109,6 +112,19 @@ export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
       w.clobber(fr, ins, m);
       return handled();
   }
+}
+
+/**
+ * In-kernel TMA descriptor updates (CUTLASS grouped GEMM): `tensormap.replace` rewrites a field of
+ * a 128-byte descriptor, here staged in shared memory (a write of it), and `tensormap.cp_fenceproxy`
+ * copies it to global memory (a read of it). Which descriptor a later copy uses is not followed:
+ * the lines are kept for the report.
+ */
+function descriptorUpdate(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  w.sim.descriptorUpdates.add(ins.loc.line);
+  const [first, second] = ins.args;
+  if (ins.op.parts[0] === 'replace' && first && classify(ins.op, w.address(fr, first)) === 'shared') smemRange(w, fr, ins, m, first, 128, 'write');
+  else if (ins.op.parts[0] === 'cp_fenceproxy' && second) smemRange(w, fr, ins, m, second, 128, 'read');
 }
 
 /** execInstr's "handled, nothing to wait for" (a separate function keeps the switch readable). */

@@ -200,6 +200,11 @@ export class LaunchValues {
     return this.given.has(key);
   }
 
+  /** The name of parameter `i` (`#i` past the last). */
+  paramName(i: number): string {
+    return this.kernel.params[i]?.name ?? `#${i}`;
+  }
+
   get kernelName(): string {
     return this.kernel.name;
   }
@@ -208,6 +213,21 @@ export class LaunchValues {
 /** `NAME+OFF[*]` for an element key `NAME+OFF[ELEM]`: every element of that array (the sweep raises arrays whole). */
 export function wholeArray(key: string): string {
   return key.replace(/\[\d+\]$/, '[*]');
+}
+
+/**
+ * `--tma-box` keys as the notes print them (`0+128`: the map at byte 128 of parameter 0; `0+648[128]`:
+ * the one at byte 128 of the array the pointer field at byte 648 points to) in the
+ * lifter's own form (`NAME+128`); keys naming a parameter already, or a `line N`, stay as they are.
+ */
+export function resolveBoxKeys(kernel: PtxFunction, boxes: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [key, bytes] of boxes) {
+    const m = /^(\d+)((?:\+\d+)?(?:\[\d+\])?)$/.exec(key);
+    const p = m ? kernel.params[Number(m[1])] : undefined;
+    out.set(p ? `${p.name}${m?.[2] ?? ''}` : key, bytes);
+  }
+  return out;
 }
 
 /**

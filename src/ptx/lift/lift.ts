@@ -9,12 +9,12 @@ import { assumeLaunchTx, type AssumedTx } from './assumed-tx.ts';
 import { runCluster, type ClusterRun } from './cluster.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
-import { foldWarps } from './fold.ts';
+import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
-import { LaunchValues, parseDims, parseLaunchParam, wholeArray, type LaunchVar } from './launch.ts';
+import { LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
 import { hoistPrologue } from './prologue.ts';
-import { buildResources } from './resources.ts';
+import { buildResources, type ResourceMap } from './resources.ts';
 import { layoutSharedMemory, type SmemLayout } from './smem-layout.ts';
 import { sizeTensorCopies, type SizedMap } from './tma-bytes.ts';
 import { warpgroupsOf } from './warpgroups.ts';
@@ -59,6 +59,10 @@ export interface LiftFacts {
   readonly clusterNote?: string;
   /** sizes of tensor copies by map, and how each was found */
   readonly tma: readonly SizedMap[];
+  /** every tensor map a copy or a store of the run went through */
+  readonly tensorMaps: readonly string[];
+  /** lines of in-kernel TMA descriptor updates (tensormap.*) that ran: which descriptor a copy uses is not followed */
+  readonly descriptorUpdates?: readonly number[];
   /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
   readonly assumedTx?: readonly AssumedTx[];
   /** work counters in global memory the kernel advanced with atom.global.add (taken to start at 0, advanced by this launch alone) */
@@ -263,25 +267,37 @@ export function traceKernel(module: PtxModule, options: LiftOptions = {}): Kerne
 /** The Program of a trace: resources and roles (per CTA of the cluster). */
 export function programOfTrace(module: PtxModule, trace: KernelTrace, options: LiftOptions): { program: Program; facts: LiftFacts } {
   const layout = trace.layout;
-  const sized = sizeTensorCopies(trace.warps, layout, { ...(options.tmaBytes !== undefined ? { all: options.tmaBytes } : {}), ...(options.tmaBoxes ? { boxes: options.tmaBoxes } : {}) });
+  const sized = sizeTensorCopies(trace.warps, layout, { ...(options.tmaBytes !== undefined ? { all: options.tmaBytes } : {}), ...(options.tmaBoxes ? { boxes: resolveBoxKeys(trace.kernel, options.tmaBoxes) } : {}) });
   const tx = assumeLaunchTx(sized.warps);
   const merged = tx.warps.map(mergeConsecutiveCopies);
   const ctas = trace.cluster[0] * trace.cluster[1] * trace.cluster[2];
   const prologue = hoistPrologue(merged, trace.blockThreads);
   const hints = readHints(module);
-  const res = buildResources(prologue.warps, trace.ctaOf, ctas, layout, prologue.declared, hints.buffers);
   const nw = trace.warps.length / Math.max(1, ctas);
-  const perWarp = prologue.warps.map((events, i) => ({ warp: i, ops: warpOps(events, res, layout, trace.blockThreads, trace.ctaOf[i] ?? 0, ctas) }));
   const label = (ws: readonly number[]): string => {
     const local = ws.map((w) => w % nw);
     const cta = trace.ctaOf[ws[0] ?? 0] ?? 0;
     return ctas > 1 ? `${roleName(local)}_cta${cta}` : roleName(local);
   };
-  const folded = foldWarps(perWarp, (warps, lines) => {
-    const hinted = hintedRole(hints, lines);
-    const cta = trace.ctaOf[warps[0] ?? 0] ?? 0;
-    return hinted !== undefined ? (ctas > 1 ? `${hinted}_cta${cta}` : hinted) : label(warps);
-  }, (w) => trace.ctaOf[w] ?? 0);
+  const cutAndFold = (writerGroup?: (warp: number) => string): { res: ResourceMap; folded: FoldedRole[] } => {
+    const res = buildResources(prologue.warps, trace.ctaOf, ctas, layout, prologue.declared, hints.buffers, writerGroup);
+    const perWarp = prologue.warps.map((events, i) => ({ warp: i, ops: warpOps(events, res, layout, trace.blockThreads, trace.ctaOf[i] ?? 0, ctas) }));
+    const folded = foldWarps(perWarp, (warps, lines) => {
+      const hinted = hintedRole(hints, lines);
+      const cta = trace.ctaOf[warps[0] ?? 0] ?? 0;
+      return hinted !== undefined ? (ctas > 1 ? `${hinted}_cta${cta}` : hinted) : label(warps);
+    }, (w) => trace.ctaOf[w] ?? 0);
+    return { res, folded };
+  };
+  // Slots are cut between warpgroups first (likely roles); where one warpgroup's warps fold into
+  // several roles (a warp that also issues the TMA stores), cut again between those roles, so two
+  // roles writing disjoint rows of one copy's destination do not share a slot (resources.ts).
+  let { res, folded } = cutAndFold();
+  const roleOf = new Map(folded.flatMap((f, r) => f.warps.map((w) => [w, r] as const)));
+  const spansRoles = (wg: number): boolean => new Set([0, 1, 2, 3].flatMap((i) => roleOf.get(4 * wg + i) ?? [])).size > 1;
+  if (Array.from({ length: Math.ceil(trace.warps.length / 4) }, (_, wg) => wg).some(spansRoles)) {
+    ({ res, folded } = cutAndFold((w) => `${trace.ctaOf[w] ?? 0}:${Math.floor(w / 4)}:${roleOf.get(w) ?? -1}`));
+  }
   // names share one namespace in a Program: params and roles give way to resources
   const taken = new Set(res.resources.map((r) => r.name));
   const fresh = (name: string, prefix: string): string => {
@@ -305,6 +321,8 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     cluster: trace.cluster,
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
     tma: sized.maps,
+    tensorMaps: [...new Set(trace.warps.flatMap((w) => w.flatMap((e) => ((e.k === 'tma.load' || e.k === 'tma.store') && e.map !== undefined ? [e.map] : []))))],
+    ...(trace.run.descriptorUpdates.length > 0 ? { descriptorUpdates: trace.run.descriptorUpdates } : {}),
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
     ...(trace.launch.spins.size > 0 ? { spins: [...trace.launch.spins].map(([line, sp]) => ({ line, flag: sp.flag, times: sp.times })) } : {}),

@@ -71,6 +71,8 @@ export function buildResources(
   layout: SmemLayout,
   declared: ReadonlyMap<number, ReadonlyMap<number, number>>,
   hints: readonly BufferHint[] = [],
+  /** who a warp's generic writes belong to, for cutting inside a copy (default: its CTA and warpgroup) */
+  writerGroup: (warp: number) => string = (wi) => `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}`,
 ): ResourceMap {
   const names = new Set<string>();
   const unique = (n: string): string => {
@@ -131,7 +133,7 @@ export function buildResources(
       if (merged.length === 0 || seen.has(sig)) continue;
       const id = `warp${wi}#${seen.size}`;
       seen.add(sig);
-      for (const [lo, hi] of merged) writes.push({ lo, hi, id, key: '', group: `${ctaOf[wi] ?? 0}:${Math.floor(wi / 4)}` });
+      for (const [lo, hi] of merged) writes.push({ lo, hi, id, key: '', group: writerGroup(wi) });
     }
   });
 

@@ -132,6 +132,8 @@ export class ClusterSync {
   clusterGeneration = 0;
   readonly clusterThreads: number;
   exitedThreads = 0;
+  /** lines of tensormap.* instructions run: in-kernel TMA descriptor updates, reported as assumed */
+  readonly descriptorUpdates = new Set<number>();
 
   constructor(ctas: number, threadsPerCta: number) {
     this.ctas = Array.from({ length: ctas }, () => new CtaSync(threadsPerCta));

@@ -11,6 +11,7 @@ import type { Loc } from '../../ir/program.ts';
 import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import { launchSource } from './launch-slice.ts';
+import { isTagged, taggedField } from './launch-pointers.ts';
 import { firstLane, isLanes, laneOf, popcount, SymAddr, Token, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 
 /** What a warp waits for. */
@@ -221,9 +222,15 @@ function bytesOf(w: WarpInterp, x: Scalar, ins: FlatInstr): number {
 }
 
 /** Identity of a tensor map operand (the address of the CUtensorMap). */
-function mapKey(x: Scalar): string | undefined {
+function mapKey(w: WarpInterp, x: Scalar): string | undefined {
   if (x instanceof SymAddr) return `${x.base.replace(/^f\d+:/, '').replace(/^ptr:/, '')}+${x.offset}`;
-  if (typeof x === 'bigint') return x.toString();
+  // a descriptor in global memory behind a pointer field left open (CUTLASS grouped GEMM's
+  // per-group descriptors in its workspace): named as that array's element, as launch values are
+  if (typeof x === 'bigint' && isTagged(x)) {
+    const { param, field, offset } = taggedField(x);
+    return `${w.launch.paramName(param)}+${field}[${offset}]`;
+  }
+  if (typeof x === 'bigint') return String(x);
   return undefined;
 }
 
@@ -275,7 +282,7 @@ function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
       const bAt = w.smem(b0, ins, 'barrier');
       const bytes = tensor ? undefined : bytesOf(w, s0, ins);
       const ctas = multicast ? ctaMask(w, mask0, ins) : [dAt.cta];
-      const map = tensor ? mapKey(src0) : undefined;
+      const map = tensor ? mapKey(w, src0) : undefined;
       const srcRef = !tensor && src0 instanceof SymAddr ? { base: src0.base, offset: Number(src0.offset) } : undefined;
       w.event({
         k: 'tma.load', cta: dAt.cta, dst: dAt.addr, ...(bytes !== undefined ? { bytes } : {}), bar: bAt.addr,
@@ -312,7 +319,7 @@ function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
       const [s0 = UNINIT, z0 = UNINIT, m0 = UNINIT] = g.xs;
       const at = w.smem(s0, ins, 'source');
       const bytes = tensor ? undefined : bytesOf(w, z0, ins);
-      const map = tensor ? mapKey(m0) : undefined;
+      const map = tensor ? mapKey(w, m0) : undefined;
       w.event({ k: 'tma.store', cta: at.cta, src: at.addr, ...(bytes !== undefined ? { bytes } : {}), ...(map !== undefined ? { map } : {}), lane: g.lane, copies: g.n, loc });
     }
     return;
