@@ -17,21 +17,25 @@ export interface PropertyStatus {
 const BLOCKING = new Set<Op['kind']>(['wait', 'get', 'put', 'bar.sync', 'wgmma.wait', 'bulk.wait']);
 const SYNC_FAMILIES: ReadonlySet<string> = new Set(['aref', 'mbarrier', 'async', 'named']);
 
-/** Who touches a resource's slots: the issuing role, or an asynchronous unit acting for it. */
-function accessor(op: Op, role: number): { agent: string; writes: boolean } | undefined {
+/**
+ * Who touches a resource's slots: the issuing role, or an asynchronous unit acting for it. Each
+ * TMA copy is an agent of its own (copies are ordered with nothing, not even each other), and a
+ * copy issued inside a loop is two: two copies one role issues into one buffer can race.
+ */
+function accessor(op: Op, role: number, at: number, looped: boolean): { agents: string[]; writes: boolean } | undefined {
   switch (op.kind) {
     case 'put':
     case 'write':
-      return { agent: `r${role}`, writes: true };
+      return { agents: [`r${role}`], writes: true };
     case 'get':
     case 'read':
-      return { agent: `r${role}`, writes: false };
+      return { agents: [`r${role}`], writes: false };
     case 'tma.load':
-      return { agent: `tma${role}`, writes: true };
+      return { agents: looped ? [`tma${role}:${at}`, `tma${role}:${at}'`] : [`tma${role}:${at}`], writes: true };
     case 'wgmma.issue':
-      return { agent: `mma${role}`, writes: false };
+      return { agents: [`mma${role}`], writes: false };
     case 'tma.store':
-      return { agent: `store${role}`, writes: false };
+      return { agents: [`store${role}`], writes: false };
     default:
       return undefined;
   }
@@ -48,17 +52,19 @@ export function propertyStatuses(machine: Machine, refinement: boolean): Propert
   let sync = false;
   const agents = new Map<string, { agents: Set<string>; writes: boolean }>();
   machine.roles.forEach((role, r) => {
-    for (const instr of role.code) {
+    // the instructions a loop may run again: from a loop's body, or a backward jump's target, to its end
+    const loops = role.code.flatMap((instr, j) => (instr.kind === 'loop-next' ? [[instr.body, j] as const] : instr.kind === 'jump' && instr.target <= j ? [[instr.target, j] as const] : []));
+    for (const [at, instr] of role.code.entries()) {
       if (instr.kind !== 'op') continue;
       const op = instr.op;
       if (BLOCKING.has(op.kind)) blocking = true;
       if (SYNC_FAMILIES.has(OP_FAMILY[op.kind])) sync = true;
       if ((op.kind === 'get' || op.kind === 'read' || op.kind === 'wgmma.issue') && op.expect !== undefined) expectations = true;
-      const acc = accessor(op, r);
+      const acc = accessor(op, r, at, loops.some(([from, to]) => at >= from && at <= to));
       const res = instr.refs[0]?.res.name;
       if (!acc || res === undefined) continue;
       const entry = agents.get(res) ?? { agents: new Set<string>(), writes: false };
-      entry.agents.add(acc.agent);
+      for (const a of acc.agents) entry.agents.add(a);
       entry.writes ||= acc.writes;
       agents.set(res, entry);
     }
@@ -68,7 +74,7 @@ export function propertyStatuses(machine: Machine, refinement: boolean): Propert
   const checked = (kind: PropertyKind): PropertyStatus => ({ kind, status: 'checked' });
   return [
     blocking ? checked('deadlock') : vacuous('deadlock', 'no operation can block: no wait, get, put, bar.sync or wait_group'),
-    shared ? checked('race') : vacuous('race', 'no shared slot is written by one agent and accessed by another'),
+    shared ? checked('race') : vacuous('race', 'no shared slot is written by one agent (a role, or one TMA copy) and accessed by another'),
     expectations ? checked('fifo') : vacuous('fifo', 'no read carries an expected value to compare, as in lifted PTX'),
     sync ? checked('protocol') : vacuous('protocol', 'no synchronization operation: no aref, mbarrier, async-unit or named-barrier op'),
     vacuous('termination', 'every loop bound is fixed before the loop starts, so every run is finite'),

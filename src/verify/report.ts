@@ -4,6 +4,7 @@ import type { CheckResult, CheckStats, TraceStep } from '../../checker/index.ts'
 import type { Loc } from '../ir/program.ts';
 import { propertyStatuses, type PropertyStatus } from './properties.ts';
 import { actorName, describeAction, describeChanges, currentOp, type Action, type Machine, type MachineState } from '../../semantics/index.ts';
+import { explainUnread, unreadBuffers } from './unread.ts';
 
 export interface TraceEntry {
   readonly step: number;
@@ -80,6 +81,7 @@ function stuckAt(machine: Machine, s: MachineState): Loc[] {
 }
 
 export function buildReport(machine: Machine, level: string, result: CheckResult<MachineState, Action>, refinement = false): Report {
+  const unread = unreadBuffers(machine.program);
   const violations = result.violations.map((v): ViolationReport => {
     const last = v.trace[v.trace.length - 1]?.state;
     const blockedAt = v.kind === 'deadlock' && last ? stuckAt(machine, last) : [];
@@ -92,7 +94,7 @@ export function buildReport(machine: Machine, level: string, result: CheckResult
       (v.loopStart !== undefined ? trace.slice(v.loopStart).find((t) => t.loc)?.loc : undefined);
     const base = {
       kind: v.kind,
-      message: v.message,
+      message: v.kind === 'race' || v.kind === 'protocol' ? explainUnread(v.message, unread) : v.message,
       trace,
       ...(blockedAt.length > 0 ? { blockedAt } : {}),
       actionIndices: v.trace.slice(1).map((t) => t.actionIndex ?? 0),

@@ -43,6 +43,35 @@ role a warps 1:
     expect(statusOf(verifyProgram(program))).toMatchObject({ race: 'vacuous', deadlock: 'vacuous', protocol: 'vacuous', fifo: 'checked' });
   });
 
+  // two copies one role issues into one buffer are two agents: they race unless ordered
+  const copies = (body: string): string => `buffer P[1] bytes 1024
+mbarrier bar[2] count 1
+role prefetcher warps 1:
+${body}`;
+  const copy = (b: number): string => `  arrive.expect_tx bar[${b}], 1024\n  tma.load P[0] -> bar[${b}], 1024\n`;
+  const wait = (b: number): string => `  wait bar[${b}], 0\n`;
+
+  it('one copy into a buffer nothing else touches cannot race: race is vacuous', () => {
+    const r = verifyProgram(parseProgramText(copies(copy(0) + wait(0)), 'one.aref'));
+    expect(statusOf(r)['race']).toBe('vacuous');
+    // what it landed is never read: lost data, and the report says nothing reads P at all
+    expect(r.violations[0]?.message).toBe('at the end P[0] holds data a TMA copy landed that nobody read (lost data) (nothing in the program reads P: a write-only scratch buffer, so what lands there cannot reach a value the kernel uses)');
+  });
+
+  it('two copies of one role into one buffer are checked, and race when in flight together', () => {
+    const racing = verifyProgram(parseProgramText(copies(copy(0) + copy(1) + wait(0) + wait(1)), 'two.aref'));
+    expect(statusOf(racing)['race']).toBe('checked');
+    expect(racing.violations[0]?.message).toMatch(/^prefetcher: race on P\[0\]: tma.load into it by prefetcher while a TMA copy into it .* has not landed/);
+    // nothing reads P: the report says the lost write cannot reach a value the kernel uses
+    expect(racing.violations[0]?.message).toMatch(/\(nothing in the program reads P: a write-only scratch buffer/);
+    // with a reader of P, the same race without that word
+    const read = verifyProgram(parseProgramText(copies(`${copy(0) + copy(1) + wait(0) + wait(1)}  read P[0]\n`), 'read.aref'));
+    expect(read.violations[0]?.message).toMatch(/has not landed$/);
+    // the second copy issued once the first landed (its wait passed): ordered, no race
+    const ordered = verifyProgram(parseProgramText(copies(`${copy(0) + wait(0) + copy(1) + wait(1)}  read P[0]\n`), 'ordered.aref'));
+    expect(ordered.violations.filter((v) => v.kind === 'race')).toEqual([]);
+  });
+
   it('a kernel with no synchronization says so in text, JSON and SARIF instead of a bare verified', () => {
     const r = arefcheck('verify', 'test/ptx/fixtures/no-sync.ptx', '--param', '2=1024');
     expect(r.status).toBe(0);
