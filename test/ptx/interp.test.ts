@@ -120,6 +120,31 @@ describe('values, memory and calls', () => {
     );
   });
 
+  // warp 0's lanes each copy 16 bytes with Ampere cp.async and arrive (noinc) once they land; warp 1 waits and reads
+  const cpAsync = (arrive: string): KernelSpec => ({
+    block: 64,
+    body: [
+      '\tmov.u32 %r1, %tid.x;', '\tsetp.eq.u32 %p1, %r1, 0;', '\t@%p1 mbarrier.init.shared::cta.b64 [bar], 32;', '\tbar.sync 0;',
+      '\tshr.u32 %r2, %r1, 5;', '\tsetp.ne.u32 %p2, %r2, 0;', '\t@%p2 bra CONSUMER;',
+      '\tand.b32 %r3, %r1, 31;', '\tshl.b32 %r4, %r3, 4;', '\tmov.u32 %r5, buf;', '\tadd.s32 %r6, %r5, %r4;', '\tmov.u64 %rd1, 0;',
+      '\tcp.async.ca.shared.global [%r6], [%rd1], 16;', `\t${arrive}`, '\tbra.uni DONE;',
+      'CONSUMER:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;', '\t@!%p3 bra CONSUMER;', '\tld.shared.u32 %r7, [buf];',
+      'DONE:',
+    ].join('\n'),
+  });
+
+  it('cp.async.mbarrier.arrive.noinc is one arrival per thread once its copies land (at issue here): verified', () => {
+    const p = lift(cpAsync('cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar];'));
+    expect(roleText(p, 0)).toEqual(['write buf[0]', 'arrive bar[0] 32']);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
+  it('cp.async.mbarrier.arrive without .noinc adds the arrival it makes: the barrier never completes, a deadlock', () => {
+    const r = verifyProgram(lift(cpAsync('cp.async.mbarrier.arrive.shared::cta.b64 [bar];')));
+    expect(r.verdict).toBe('violation');
+    expect(r.violations[0]?.kind).toBe('deadlock');
+  });
+
   it('takes an expect_tx count read from a launch value nobody gave as what the copies deliver; a sweep\'s value is not given either', () => {
     const body = `${INIT}\tld.param.u32 %r4, [k_tx];\n\tmov.u64 %rd1, 0;\n\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r4;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 256, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\tld.shared.u32 %r7, [buf];`;
     const spec = { body, params: '.param .u32 k_tx' };

@@ -170,6 +170,26 @@ function arrive(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, drop: boole
   if (wantsToken) w.write(fr, dest, tokens.every((x) => x === tokens[firstLane(m)]) ? (tokens[firstLane(m)] ?? UNINIT) : tokens, m);
 }
 
+/**
+ * `cp.async.mbarrier.arrive{.noinc}`: an arrive-on once the thread's earlier Ampere cp.async copies
+ * land. Those copies land at issue in this model, so the arrive happens at once: with `.noinc` one
+ * arrival per executing thread (the init count provides for it, CUTLASS's blockwise-scaled FP8
+ * GEMM loads its scales this way); without it the pending count it adds is taken back as the
+ * copies land, and nothing is left to record.
+ */
+function cpAsyncArrive(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  if (!ins.op.mods.has('noinc')) return;
+  for (const g of w.laneGroups(m, [addrOperand(w, fr, ins, 0)])) {
+    const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
+    const b = w.sim.cta(at.cta).mbar(at.addr);
+    w.event({ k: 'arrive', cta: at.cta, bar: at.addr, count: g.n, loc: ins.loc });
+    if (b) {
+      b.pending -= g.n;
+      completeWithCopies(w, at.cta, at.addr);
+    }
+  }
+}
+
 function laneMatches(vals: readonly Val[], xs: readonly Scalar[], l: number): boolean {
   return vals.every((v, i) => {
     const x = laneOf(v, l);
@@ -244,7 +264,7 @@ function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   if (rest[0] !== 'async') return w.clobber(fr, ins, m);
   if (rest[1] !== 'bulk') {
     // Ampere cp.async: a shared-memory write, modelled at issue
-    if (rest[1] === 'mbarrier') w.unsupported(`'${op.text}' at line ${line} (cp.async completion on an mbarrier is not modelled)`, loc);
+    if (rest[1] === 'mbarrier') return cpAsyncArrive(w, fr, ins, m);
     if (rest[1] === 'ca' || rest[1] === 'cg') {
       const size = w.read(fr, ins.args[2] ?? { k: 'imm', v: 16n });
       smemRange(w, fr, ins, m, ins.args[0], typeof size === 'bigint' ? Number(size) : 16, 'write');
