@@ -8,7 +8,8 @@
 # pranjalssh/fast.cu and Dao-AILab/flash-attention (folders cutlass/, ThunderKittens/, DeepGEMM/,
 # fast.cu/, flash-attention/; FA3 is built against cutlass/, not its submodule; the commits measured
 # are in docs/ptx.md); a missing one is cloned when the network allows. OUT defaults to .corpus/.
-# Our wrappers (scripts/corpus/*.cu) only instantiate the libraries' kernels. Then:
+# Our wrappers (scripts/corpus/*.cu) only instantiate the libraries' kernels; NAME.launch files hold
+# the launch values a kernel needs to have any tile (scripts/corpus.ts gives them). Then:
 #   AREFCHECK_CORPUS=.corpus node --import tsx scripts/corpus.ts
 set -euo pipefail
 SRC="${1:?usage: scripts/build-corpus.sh SRC [OUT]}"
@@ -66,6 +67,10 @@ deepgemm_1d1d_m128_n128_s5|$HERE/corpus/deepgemm_1d1d.cu|$DG_FLAGS
 tk_mha_h100|$SRC/ThunderKittens/kernels/attention/mha_h100/mha_h100.cu|$TK_FLAGS
 tk_based|$SRC/ThunderKittens/kernels/based/linear_attn.cu|$TK_FLAGS
 tk_fp8_h100_scaled|$SRC/ThunderKittens/kernels/gemm/fp8_h100_scaled/fp8_h100_gemm_scaled.cu|$TK_FLAGS
+cutlass_grouped_coop_128x128x64_f16|$HERE/corpus/cutlass_grouped.cu|$CUTLASS_FLAGS
+cutlass_grouped_pingpong_128x128x64_f16|$HERE/corpus/cutlass_grouped.cu|$CUTLASS_FLAGS -DPINGPONG=1
+cutlass_ex63_weight_prefetch|$SRC/cutlass/examples/63_hopper_gemm_with_weight_prefetch/63_hopper_gemm_with_weight_prefetch.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex67_fp8_blockwise|$SRC/cutlass/examples/67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling/67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
 EOF
 )
 
@@ -84,3 +89,29 @@ printf '%s\n' "$TARGETS" | xargs -P "$JOBS" -I{} bash -c 'build "$@"' _ {}
 echo 128 >"$OUT/tk_educational_h100_level_05.block"
 echo 256 >"$OUT/tk_educational_h100_level_07.block"
 echo 384 >"$OUT/tk_educational_h100_level_08.block"
+# launch values without which a kernel has no tile (read by scripts/corpus.ts, given as a user
+# would give them): the scheduler's 64-bit fields default to 0, and CUTLASS rounds the tile count
+# up to the cluster on the host
+cat >"$OUT/cutlass_grouped_coop_128x128x64_f16.launch" <<'LAUNCH'
+# PersistentTileSchedulerSm90Group: FastDivmodU64 for the 128-row and 128-column CTA tile
+# (divisor, multiplier 0 for a power of two, shift 7, round_up 0), two tiles across the problem,
+# two groups of 128x128x128 each
+--param 0+1608:u64=128
+--param 0+1616:u64=0
+--param 0+1624:u32=7
+--param 0+1628:u32=0
+--param 0+1632:u64=128
+--param 0+1640:u64=0
+--param 0+1648:u32=7
+--param 0+1652:u32=0
+--param 0+1656:u64=2
+--param 0+1680:u32=2
+--param 0+1688[*]:u32=128
+LAUNCH
+cp "$OUT/cutlass_grouped_coop_128x128x64_f16.launch" "$OUT/cutlass_grouped_pingpong_128x128x64_f16.launch"
+cat >"$OUT/cutlass_ex67_fp8_blockwise.launch" <<'LAUNCH'
+# two tiles (PersistentTileSchedulerSm90's blocks per problem, one per CTA of the 1x2 cluster
+# the example is compiled for)
+--param 0+2552:u64=2
+--cluster 1,2,1
+LAUNCH

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../src/diag.ts';
+import { parseDims } from '../src/ptx/lift/launch.ts';
 import { kernelsOf } from '../src/ptx/lift/lift.ts';
 import { liftLaunchPoints } from '../src/ptx/lift/sweep.ts';
 import { parsePtx } from '../src/ptx/parse/parser.ts';
@@ -25,6 +26,8 @@ interface Row {
   verifyMs?: number;
   verdict: string;
   detail: string;
+  /** launch values given from NAME.launch */
+  given?: string;
 }
 
 const args = process.argv.slice(2);
@@ -49,7 +52,9 @@ for (const dir of fromJson ? [] : dirs) {
         // a kernel without .reqntid gets its block size from NAME.block next to the PTX (build-corpus.sh writes it)
         const blockFile = path.replace(/\.ptx$/, '.block');
         const block = existsSync(blockFile) ? Number(readFileSync(blockFile, 'utf8').trim()) : undefined;
-        const points = liftLaunchPoints(module, { kernel: k.name, ...(block ? { block } : {}) }, !args.includes('--no-sweep'));
+        const launch = launchFile(path.replace(/\.ptx$/, '.launch'));
+        if (launch.given !== undefined) row.given = launch.given;
+        const points = liftLaunchPoints(module, { kernel: k.name, ...(block ? { block } : {}), ...launch.options }, !args.includes('--no-sweep'));
         row.liftMs = performance.now() - t0;
         const last = points[points.length - 1];
         row.roles = last?.program.roles.map((r) => `${r.name}×${r.warps}`).join(' ') ?? '';
@@ -79,6 +84,26 @@ for (const dir of fromJson ? [] : dirs) {
     }
   }
 }
+/**
+ * NAME.launch next to the PTX (build-corpus.sh writes it): the launch values a kernel needs to have
+ * any work at all, one `--param KEY=V` or `--cluster X,Y,Z` per line, as a user would give them
+ * (CUTLASS's grouped and blockwise-scaled kernels read their tile counts from scheduler fields
+ * that default to 0).
+ */
+function launchFile(file: string): { options: { params?: Map<string, string>; cluster?: [number, number, number] }; given?: string } {
+  if (!existsSync(file)) return { options: {} };
+  const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const params = new Map<string, string>();
+  let cluster: [number, number, number] | undefined;
+  for (const l of lines) {
+    const m = /^--(param|cluster) (\S+)$/.exec(l);
+    if (!m?.[2]) throw new Error(`${file}: expected '--param KEY=V' or '--cluster X,Y,Z', got '${l}'`);
+    if (m[1] === 'cluster') cluster = parseDims('cluster', m[2]);
+    else params.set(m[2].slice(0, m[2].lastIndexOf('=')), m[2].slice(m[2].lastIndexOf('=') + 1));
+  }
+  return { options: { ...(params.size > 0 ? { params } : {}), ...(cluster ? { cluster } : {}) }, given: lines.join(' ') };
+}
+
 /** Whether a kernel has an mbarrier instruction anywhere in its body (nested blocks included). */
 function usesMbarriers(f: { readonly body?: readonly unknown[] }): boolean {
   const seen = (x: unknown): boolean =>
@@ -109,7 +134,7 @@ function markdownTable(all: readonly Row[]): string {
   ];
   for (const r of all) {
     const detail = r.detail.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 160);
-    const points = (r.points ?? []).join('; ').replace(/\|/g, '\\|');
+    const points = `${r.given ? `given ${r.given.replace(/--param /g, '').replace(/--cluster /g, 'cluster ')}: ` : ''}${(r.points ?? []).join('; ')}`.replace(/\|/g, '\\|');
     lines.push(`| ${r.file.replace(/\.ptx$/, '')} | ${shortName(r.kernel)} | ${r.lines.toLocaleString('en-US')} | ${points} | ${r.states?.toLocaleString('en-US') ?? '–'} | ${(((r.verifyMs ?? 0) + r.liftMs) / 1000).toFixed(1)} | ${r.verdict} | ${detail} |`);
   }
   return `${lines.join('\n')}\n`;
