@@ -120,6 +120,24 @@ describe('values, memory and calls', () => {
     );
   });
 
+  it('tensormap.replace writes the descriptor staged in shared memory, cp_fenceproxy reads it, and both are reported', () => {
+    const spec: KernelSpec = {
+      params: '.param .u64 k_desc',
+      body: [
+        '\tmov.u32 %r1, %tid.x;', '\tsetp.eq.u32 %p1, %r1, 0;', '\tld.param.u64 %rd1, [k_desc];', '\tmov.u64 %rd2, 4096;',
+        '\t@%p1 tensormap.replace.tile.global_address.shared::cta.b1024.b64 [buf+128], %rd2;',
+        '\ttensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [buf+128], 128;',
+        '\tfence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;',
+      ].join('\n'),
+    };
+    const module = parsePtx(ptx(spec), 'k.ptx');
+    // the 128-byte descriptor at buf+128: written by thread 0, then read by the warp's copy to global
+    const [w, r, ...rest] = traceKernel(module).warps[0]?.filter((e) => e.k === 'write' || e.k === 'read') ?? [];
+    expect([w?.k, r?.k, rest.length]).toEqual(['write', 'read', 0]);
+    expect(w && r && w.k === 'write' && r.k === 'read' ? [w.hi - w.lo, r.lo - w.lo, r.hi - r.lo] : []).toEqual([128, 0, 128]);
+    expect(liftKernelWithFacts(module).facts.descriptorUpdates).toEqual([lineOf(spec, 'tensormap.replace'), lineOf(spec, 'tensormap.cp_fenceproxy')]);
+  });
+
   // warp 0's lanes each copy 16 bytes with Ampere cp.async and arrive (noinc) once they land; warp 1 waits and reads
   const cpAsync = (arrive: string): KernelSpec => ({
     block: 64,
