@@ -6,7 +6,7 @@ import type { Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
 import { resolveBoxKeys, wholeArray } from '../ptx/lift/launch.ts';
 import { liftLaunchPoints, shortKey, type LaunchPoint } from '../ptx/lift/sweep.ts';
-import type { PtxFunction, PtxModule } from '../ptx/parse/ast.ts';
+import type { PtxFunction, PtxModule, Statement } from '../ptx/parse/ast.ts';
 import type { Report } from './report.ts';
 
 /** Check every launch point with `checkOne`; the worst report, combined, and the program it is for. */
@@ -27,7 +27,35 @@ export function verifyPtxModule(
   const worst =
     reports.find((r) => r.report.verdict === 'violation') ?? reports.find((r) => r.report.verdict === 'inconclusive') ?? reports[reports.length - 1];
   if (!worst) throw new InputError(`${file}: nothing to check`);
-  return { report: combine(worst.report, reports.map((r) => r.report), points, worst.point, params), program: worst.point.program };
+  return { report: combine(worst.report, reports.map((r) => r.report), points, worst.point, kernel), program: worst.point.program };
+}
+
+/** Instructions of a kernel's body (nested blocks included) whose opcode starts with `prefix`. */
+function countOps(body: readonly Statement[] | undefined, prefix: string): number {
+  let n = 0;
+  for (const st of body ?? []) {
+    if (st.kind === 'instr' && st.opcode.startsWith(prefix)) n++;
+    else if (st.kind === 'block') n += countOps(st.body, prefix);
+  }
+  return n;
+}
+
+/**
+ * A kernel with TMA copies or wgmma whose runs issued none at every launch point did no tile: its
+ * tile count came out 0 at these launch values (CUTLASS's grouped and blockwise-scaled kernels read
+ * theirs through 64-bit scheduler fields, which default to 0). Whatever the verdict, it covers the
+ * prologue only: say so, and which 64-bit fields were left at 0.
+ */
+function idleNote(points: readonly LaunchPoint[], kernel: PtxFunction): string | undefined {
+  const copies = countOps(kernel.body, 'cp.async.bulk.tensor');
+  const mmas = countOps(kernel.body, 'wgmma.mma_async');
+  if (copies + mmas === 0) return undefined;
+  const busy = points.some((p) => p.program.roles.some((r) => r.body.some((st) => st.kind === 'op' && (st.op.kind === 'tma.load' || st.op.kind === 'wgmma.issue'))));
+  if (busy) return undefined;
+  const params = kernel.params.map((p) => p.name);
+  const zeros = [...new Set(points.flatMap((p) => p.facts.launch.filter((l) => !l.given && l.v.bytes === 8 && l.v.kind === 'int' && l.value === '0').map((l) => shortKey(l.v.key, params))))];
+  const shown = zeros.length > 12 ? `${zeros.slice(0, 12).join(', ')}, …` : zeros.join(', ');
+  return `no warp issued a TMA copy or a wgmma at any launch point, though the kernel has ${copies} tensor copies and ${mmas} wgmma: at these launch values no CTA had a tile, so this verdict covers the prologue only${zeros.length > 0 ? `; 64-bit fields left at 0 (a tile scheduler's counts and divisors may be among them): ${shown} — give them with --param NAME+OFFSET:u64=V` : ''}`;
 }
 
 /** A `--tma-box` that names no tensor map the kernel copies through is a mistake: say so, with the maps it has. */
@@ -41,7 +69,8 @@ function unknownBoxes(named: readonly string[], points: readonly LaunchPoint[], 
   }
 }
 
-function combine(worst: Report, all: readonly Report[], points: readonly LaunchPoint[], at: LaunchPoint, params: readonly string[]): Report {
+function combine(worst: Report, all: readonly Report[], points: readonly LaunchPoint[], at: LaunchPoint, kernel: PtxFunction): Report {
+  const params = kernel.params.map((p) => p.name);
   const sum = (f: (r: Report) => number): number => all.reduce((a, r) => a + f(r), 0);
   const stats = {
     ...worst.stats,
@@ -51,7 +80,8 @@ function combine(worst: Report, all: readonly Report[], points: readonly LaunchP
   };
   const open = at.facts.launch.filter((l) => !l.given);
   const verdicts = points.length > 1 ? [`verdict by launch: ${points.map((p, i) => `${p.label}: ${all[i]?.verdict ?? '?'}`).join('; ')}`] : [];
-  const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...verdicts];
+  const idle = idleNote(points, kernel);
+  const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...(idle ? [idle] : []), ...verdicts];
   const scope =
     points.length > 1
       ? `for ${points.length} launch assignments (a bounded sweep, not every launch)`

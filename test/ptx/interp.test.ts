@@ -9,6 +9,7 @@ import { UnsupportedError } from '../../src/ptx/lift/errors.ts';
 import { prepare, programOfTrace, traceWith } from '../../src/ptx/lift/lift.ts';
 import { roleText } from './helpers.ts';
 import { verifyProgram } from '../../src/verify.ts';
+import { verifyPtx } from '../../src/api.ts';
 
 interface KernelSpec {
   readonly body: string;
@@ -491,6 +492,27 @@ describe('events → program', () => {
     const one = `${head}\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 768;\n${copy(0, 0, 0)}`;
     expect(roleText(lift({ body: one, params }), 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf[0] bar[0] 768']);
     expect(roleText(lift({ body: one, params }, { tmaBytes: 256 }), 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf[0] bar[0] 256']);
+  });
+
+  it('says a verdict covers the prologue only when no launch point issued the kernel\'s copies (a tile count of 0)', () => {
+    // one copy per tile; the tile count is a 64-bit field of the by-value struct, 0 unless given
+    const body = [
+      INIT, '\tmov.b64 %rd1, k_map;', '\tld.param.u64 %rd2, [k_map+128];', '\tmov.u64 %rd3, 0;',
+      'TILE:', '\tsetp.ge.u64 %p2, %rd3, %rd2;', '\t@%p2 bra DONE;',
+      '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 512;',
+      '\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1, {0, 0}], [bar];',
+      'W:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;', '\t@!%p3 bra W;', '\tld.shared.u32 %r7, [buf];',
+      '\tadd.s64 %rd3, %rd3, 1;', '\tbra.uni TILE;', 'DONE:',
+    ].join('\n');
+    const text = ptx({ body, params: '.param .align 64 .b8 k_map[136]' });
+    const idle = (notes: readonly string[] | undefined): string[] => (notes ?? []).filter((n) => n.startsWith('no warp issued'));
+    expect(idle(verifyPtx(text, { noSweep: true }).notes)).toEqual([
+      'no warp issued a TMA copy or a wgmma at any launch point, though the kernel has 1 tensor copies and 0 wgmma: at these launch values no CTA had a tile, so this verdict covers the prologue only; 64-bit fields left at 0 (a tile scheduler\'s counts and divisors may be among them): k_map+128 — give them with --param NAME+OFFSET:u64=V',
+    ]);
+    // one tile given: the copy is issued, and the note is gone
+    const busy = verifyPtx(text, { noSweep: true, params: new Map([['k_map+128:u64', 1]]), tmaBytes: 512 });
+    expect(busy.verdict).toBe('verified');
+    expect(idle(busy.notes)).toEqual([]);
   });
 
   it('merges consecutive adjacent copies of one thread on one barrier into one tma.load', () => {
