@@ -118,7 +118,7 @@ if (md) writeFileSync(md, markdownTable(rows));
 
 /** A short readable name for a mangled kernel: the CUTLASS schedule, fast.cu's Mn, or the start. */
 function shortName(kernel: string): string {
-  const schedule = /KernelTmaWarpSpecialized(Cooperative|Pingpong)?/.exec(kernel);
+  const schedule = /Kernel(?:PtrArray)?TmaWarpSpecialized(Cooperative|Pingpong)?/.exec(kernel);
   if (schedule) return schedule[0];
   const fast = /^_ZN\d+(M\d+)\d{2}matmulKernel/.exec(kernel);
   if (fast?.[1]) return fast[1];
