@@ -131,6 +131,37 @@ describe('shared-memory footprints of generic accesses', () => {
     expect(r.violations[0]?.message).toMatch(/write-after-write/);
   });
 
+  // Nine 1 KB rows, each warp writing its interleaved 16-byte chunks of every row: 576 pieces, past
+  // the 512 a region may be cut into. Warp 0 alone fences first, so the warps are two roles.
+  const manyRows = (same: boolean, stages = 1): string =>
+    [
+      '.version 8.4', '.target sm_90a', '.address_size 64', `.shared .align 128 .b8 big[${9216 * stages}];`,
+      '.visible .entry k()', '.reqntid 64', '{', '\t.reg .pred %p<8>;', '\t.reg .b32 %r<32>;',
+      '\tmov.u32 %r1, %tid.x;', '\tshr.u32 %r2, %r1, 5;', '\tand.b32 %r3, %r1, 31;', '\tmov.u32 %r4, big;',
+      '\tshl.b32 %r5, %r3, 5;', same ? '\tmov.u32 %r7, 0;' : '\tshl.b32 %r7, %r2, 4;', '\tadd.s32 %r5, %r5, %r7;', '\tadd.s32 %r6, %r4, %r5;',
+      '\tsetp.eq.u32 %p2, %r2, 0;', '\t@%p2 fence.proxy.async.shared::cta;',
+      ...Array.from({ length: stages }, (_, st) => [
+        ...Array.from({ length: 9 }, (_, i) => `\tst.shared.v4.u32 [%r6+${9216 * st + 1024 * i}], {%r1, %r1, %r1, %r1};`),
+        '\tbar.sync 0;',
+      ]).flat(),
+      '\tld.shared.u32 %r8, [%r6];', '\tret;', '}', '',
+    ].join('\n');
+
+  it('past the cap on slots, still keeps the writes of two roles of one warpgroup apart: verified', () => {
+    const p = liftKernel(parsePtx(manyRows(false), 'k.ptx'));
+    expect(p.roles.map((r) => r.name)).toEqual(['warp0', 'warp1']);
+    // one scattered slot per role (each the 9 × 32 chunks it wrote), not one slot for both
+    expect(p.resources.filter((r) => r.kind === 'buffer')).toEqual([{ kind: 'buffer', name: 'big', slots: 2, bytes: 4608 }]);
+    expect(verify(p).verdict).toBe('verified');
+    // the same rows written by both: a slot of bytes both write, and the write-after-write
+    const r = verify(liftKernel(parsePtx(manyRows(true), 'k.ptx')));
+    expect(r.violations[0]?.message).toMatch(/write-after-write/);
+    // two stages written in two epochs: a slot per role and stage (FlashAttention-3 backward's P)
+    const staged = liftKernel(parsePtx(manyRows(false, 2), 'k.ptx'));
+    expect(staged.resources.filter((x) => x.kind === 'buffer')).toEqual([{ kind: 'buffer', name: 'big', slots: 4, bytes: 4608 }]);
+    expect(verify(staged).verdict).toBe('verified');
+  });
+
   it('keeps two warps writing the same bytes apart, and finds the write-after-write', () => {
     const p = liftKernel(parsePtx(staging(SAME_BYTES), 'k.ptx'));
     // the written chunks are one slot, the gaps between them (only the store reads them) another

@@ -279,7 +279,12 @@ function cutCapped(writes: readonly Interval[], reads: readonly [number, number]
   let total = parts.reduce((n, p) => n + p.pieces.length, 0);
   for (const p of [...parts].sort((a, b) => b.pieces.length - a.pieces.length)) {
     if (total <= MAX_PIECES) break;
-    const coarse = cut(p.ws.filter((x) => !x.id.startsWith('warp')), p.rs, false);
+    // coarsely: TMA extents cut, and each writer group's generic writes of one epoch are one
+    // scattered piece, so two roles staging disjoint swizzled rows of one tile (FlashAttention-3
+    // backward's P) do not share a slot, nor do a ring's stages (written in different epochs);
+    // bytes two groups both write still get a slot of their own
+    const byGroup = p.ws.map((x) => (x.group !== undefined ? { ...x, id: `group ${x.group}${x.id.slice(x.id.indexOf('#'))}` } : x));
+    const coarse = byGroup.some((x) => x.group !== undefined) ? gatherScattered(cut(byGroup, p.rs, true), byGroup, true) : cut(byGroup, p.rs, false);
     total += coarse.length - p.pieces.length;
     p.pieces = coarse;
   }
@@ -342,13 +347,15 @@ function cut(writes: readonly { lo: number; hi: number; id: string; key: string;
 /**
  * Pieces with one cover that includes a TMA extent (a copy or a store) and lies in several
  * places become one scattered piece: the bytes are written by the same writes and moved by the
- * same copy, so nothing distinguishes them, and one slot keeps the state small.
+ * same copy, so nothing distinguishes them, and one slot keeps the state small. With `any`, pieces
+ * of any one cover gather (cutCapped's coarse cut: one slot per writer group).
  */
-function gatherScattered(pieces: readonly Piece[], writes: readonly { id: string; group?: string }[]): Piece[] {
+function gatherScattered(pieces: readonly Piece[], writes: readonly { id: string; group?: string }[], any = false): Piece[] {
   const extents = new Set(writes.filter((w) => w.group === undefined).map((w) => w.id));
   const byCover = new Map<string, Piece[]>();
   for (const p of pieces) {
-    if (!p.cover.split('|').some((id) => extents.has(id))) continue;
+    if (!any && !p.cover.split('|').some((id) => extents.has(id))) continue;
+    if (p.cover === '') continue;
     const list = byCover.get(p.cover) ?? [];
     list.push(p);
     byCover.set(p.cover, list);
