@@ -178,6 +178,10 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
     // before a CTA has any work): raise every open value together
     const joint = raiseTogether(look, cur.run, given);
     if (joint) points.push(...liftPoints(module, options, [{ run: joint.run, label: `every open integer = ${joint.value}` }], points));
+    // raising the 64-bit fields too can turn open pointers into data the kernel branches on
+    // (FlashAttention-3 backward): then raise the 32-bit scalars alone, its sequence lengths
+    const narrow = joint ? undefined : raiseTogether(look, cur.run, given, (v) => v.bytes <= 4 && v.element === undefined);
+    if (narrow) points.push(...liftPoints(module, options, [{ run: narrow.run, label: `every open 32-bit integer = ${narrow.value}` }], points));
     return done();
   }
   // the greedy raise of one value at a time can overshoot: CUTLASS's Cooperative kernel runs one
@@ -303,8 +307,8 @@ function openIntegers(run: Probe, values: ReadonlyMap<string, bigint>): { v: Lau
 }
 
 /** All open integer launch values set to one ladder value, the first that wraps every ring that grew. */
-function raiseTogether(look: Look, base: Probe, given: ReadonlyMap<string, bigint>): { value: bigint; run: Probe } | undefined {
-  const open = openIntegers(base, given);
+function raiseTogether(look: Look, base: Probe, given: ReadonlyMap<string, bigint>, which: (v: LaunchVar) => boolean = () => true): { value: bigint; run: Probe } | undefined {
+  const open = openIntegers(base, given).filter(({ v }) => which(v));
   if (open.length < 2) return undefined;
   let best: { value: bigint; run: Probe } | undefined;
   for (const value of LADDER) {
