@@ -33,8 +33,9 @@ done
 CUTLASS_FLAGS="-std=c++17 --expt-relaxed-constexpr -DNDEBUG -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
 TK_FLAGS="-std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr -I $SRC/ThunderKittens/include -I $SRC/ThunderKittens/prototype -DNDEBUG -DKITTENS_HOPPER"
 DG_FLAGS="-std=c++20 -O3 --expt-relaxed-constexpr --expt-extended-lambda -I $SRC/DeepGEMM/deep_gemm/include -I $SRC/cutlass/include"
-# FlashAttention-3 as its setup.py builds it (backward and sm8x off: one forward instantiation)
+# FlashAttention-3 as its setup.py builds it (sm8x off; backward off for the forward instantiation)
 FA3_FLAGS="-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr --expt-extended-lambda -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -DCUTLASS_ENABLE_GDC_FOR_SM90 -DNDEBUG -DFLASHATTENTION_DISABLE_BACKWARD -DFLASHATTENTION_DISABLE_SM8x -I $SRC/flash-attention/hopper -I $SRC/cutlass/include"
+FA3_BWD_FLAGS="${FA3_FLAGS/-DFLASHATTENTION_DISABLE_BACKWARD /}"
 CT="cutlass::gemm"
 
 # name | source | flags (one kernel family per line; macros pick the instantiation)
@@ -59,6 +60,7 @@ tk_educational_h100_level_05|$SRC/ThunderKittens/kernels/gemm/educational_h100/l
 tk_educational_h100_level_07|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_07.cu|$TK_FLAGS
 tk_educational_h100_level_08|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_08.cu|$TK_FLAGS
 fa3_fwd_hdim128_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim128_bf16_sm90.cu|$FA3_FLAGS
+fa3_bwd_hdim128_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim128_bf16_sm90.cu|$FA3_BWD_FLAGS
 cutlass_coop_epitma_128x128x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedCooperative -DEPI_SCHEDULE=cutlass::epilogue::TmaWarpSpecializedCooperative
 cutlass_pingpong_epitma_128x128x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecializedPingpong -DEPI_SCHEDULE=cutlass::epilogue::TmaWarpSpecialized
 cutlass_ws_epitma_128x128x64_bf16_c2x1|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelTmaWarpSpecialized -DEPI_SCHEDULE=cutlass::epilogue::TmaWarpSpecialized -DELEM_AB=cutlass::bfloat16_t -DCLUSTER_M=2
