@@ -283,7 +283,7 @@ function cutCapped(writes: readonly Interval[], reads: readonly [number, number]
     // scattered piece, so two roles staging disjoint swizzled rows of one tile (FlashAttention-3
     // backward's P) do not share a slot, nor do a ring's stages (written in different epochs);
     // bytes two groups both write still get a slot of their own
-    const byGroup = p.ws.map((x) => (x.group !== undefined ? { ...x, id: `group ${x.group}${x.id.slice(x.id.indexOf('#'))}` } : x));
+    const byGroup = p.ws.map((x) => (x.group !== undefined ? { ...x, id: `group ${x.group}${/#\d+$/.exec(x.id)?.[0] ?? ''}` } : x));
     const coarse = byGroup.some((x) => x.group !== undefined) ? gatherScattered(cut(byGroup, p.rs, true), byGroup, true) : cut(byGroup, p.rs, false);
     total += coarse.length - p.pieces.length;
     p.pieces = coarse;
