@@ -11,24 +11,10 @@
 #include "cutlass/epilogue/collective/collective_builder.hpp"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass_shapes.h"
 
 #ifndef PINGPONG
 #define PINGPONG 0
-#endif
-#ifndef TILE_M
-#define TILE_M 128
-#endif
-#ifndef TILE_N
-#define TILE_N 128
-#endif
-#ifndef TILE_K
-#define TILE_K 64
-#endif
-#ifndef CLUSTER_M
-#define CLUSTER_M 1
-#endif
-#ifndef CLUSTER_N
-#define CLUSTER_N 1
 #endif
 
 using namespace cute;
@@ -40,8 +26,6 @@ using LayoutB = cutlass::layout::ColumnMajor;
 using LayoutC = cutlass::layout::ColumnMajor;
 constexpr int AlignAB = 128 / cutlass::sizeof_bits<ElementAB>::value;
 constexpr int AlignC = 128 / cutlass::sizeof_bits<ElementC>::value;
-using TileShape = Shape<Int<TILE_M>, Int<TILE_N>, Int<TILE_K>>;
-using ClusterShape = Shape<Int<CLUSTER_M>, Int<CLUSTER_N>, _1>;
 using KernelSchedule = std::conditional_t<PINGPONG != 0, cutlass::gemm::KernelPtrArrayTmaWarpSpecializedPingpong,
                                           cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative>;
 using EpilogueSchedule = std::conditional_t<PINGPONG != 0, cutlass::epilogue::PtrArrayTmaWarpSpecializedPingpong,

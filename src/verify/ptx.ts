@@ -2,9 +2,9 @@
 // for the rest, the depth-driving values raised — ptx/lift/sweep.ts), check each lifted program,
 // and report the worst verdict with what it covers and what the lifter assumed.
 import { InputError } from '../diag.ts';
-import type { Program } from '../ir/program.ts';
+import { forEachOp, type Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
-import { resolveBoxKeys, wholeArray } from '../ptx/lift/launch.ts';
+import { resolveBoxKey, wholeArray } from '../ptx/lift/launch.ts';
 import { liftLaunchPoints, shortKey, type LaunchPoint } from '../ptx/lift/sweep.ts';
 import type { PtxFunction, PtxModule, Statement } from '../ptx/parse/ast.ts';
 import type { Report } from './report.ts';
@@ -50,7 +50,11 @@ function idleNote(points: readonly LaunchPoint[], kernel: PtxFunction): string |
   const copies = countOps(kernel.body, 'cp.async.bulk.tensor');
   const mmas = countOps(kernel.body, 'wgmma.mma_async');
   if (copies + mmas === 0) return undefined;
-  const busy = points.some((p) => p.program.roles.some((r) => r.body.some((st) => st.kind === 'op' && (st.op.kind === 'tma.load' || st.op.kind === 'wgmma.issue'))));
+  let busy = false;
+  for (const p of points)
+    forEachOp(p.program, (op) => {
+      busy ||= op.kind === 'tma.load' || op.kind === 'wgmma.issue';
+    });
   if (busy) return undefined;
   const params = kernel.params.map((p) => p.name);
   const zeros = [...new Set(points.flatMap((p) => p.facts.launch.filter((l) => !l.given && l.v.bytes === 8 && l.v.kind === 'int' && l.value === '0').map((l) => shortKey(l.v.key, params))))];
@@ -62,7 +66,7 @@ function idleNote(points: readonly LaunchPoint[], kernel: PtxFunction): string |
 function unknownBoxes(named: readonly string[], points: readonly LaunchPoint[], kernel: PtxFunction, params: readonly string[]): void {
   const maps = new Set(points.flatMap((p) => p.facts.tensorMaps));
   for (const given of named) {
-    const key = resolveBoxKeys(kernel, new Map([[given, 0]])).keys().next().value ?? given;
+    const key = resolveBoxKey(kernel, given);
     if (maps.has(key) || maps.has(`${key}+0`) || maps.has(key.replace(/\+0$/, ''))) continue;
     const known = [...maps].map((m) => shortKey(m, params));
     throw new InputError(`--tma-box ${given}: no TMA copy of kernel ${kernel.name} goes through that tensor map (${known.length > 0 ? `its maps: ${known.join(', ')}` : 'none of its copies needs a box size'})`);

@@ -1,21 +1,14 @@
 // Buffers no operation of a program reads. Two copies landing in such a buffer at once (CUTLASS's
 // weight prefetch pulls tiles into L2 through one scratch stage) race by the memory model, but the
 // lost write cannot reach any value the kernel uses: the report says so next to the race.
-import type { Program, Stmt } from '../ir/program.ts';
+import { forEachOp, type Program } from '../ir/program.ts';
 
 /** Names of buffer and aref resources that no read, get, wgmma or TMA store names. */
 export function unreadBuffers(program: Program): Set<string> {
   const read = new Set<string>();
-  const walk = (body: readonly Stmt[]): void => {
-    for (const s of body) {
-      if (s.kind === 'for') walk(s.body);
-      else if (s.kind === 'if') {
-        walk(s.then);
-        walk(s.else);
-      } else if (s.op.kind === 'read' || s.op.kind === 'get' || s.op.kind === 'wgmma.issue' || s.op.kind === 'tma.store') read.add(s.op.target.name);
-    }
-  };
-  for (const r of program.roles) walk(r.body);
+  forEachOp(program, (op) => {
+    if (op.kind === 'read' || op.kind === 'get' || op.kind === 'wgmma.issue' || op.kind === 'tma.store') read.add(op.target.name);
+  });
   return new Set(program.resources.filter((r) => (r.kind === 'buffer' || r.kind === 'aref') && !read.has(r.name)).map((r) => r.name));
 }
 

@@ -62,6 +62,11 @@ export function runCluster(
   const sim = new ClusterSync(nctas, threads);
   const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
+  // what the run recorded, however it ended: each warp's events, and the descriptor updates it ran
+  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates'> => ({
+    warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })),
+    descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b),
+  });
   for (let rank = 0; rank < nctas; rank++) {
     const clusterCtaid: [number, number, number] = [rank % cx, Math.floor(rank / cx) % cy, Math.floor(rank / (cx * cy))];
     const ctaid: [number, number, number] = [shape.firstCta[0] + clusterCtaid[0], shape.firstCta[1] + clusterCtaid[1], shape.firstCta[2] + clusterCtaid[2]];
@@ -124,8 +129,8 @@ export function runCluster(
         else if (b.kind === 'token') r.interp.event({ k: 'wait', cta: b.cta, bar: b.bar, parity: b.phase & 1, token: b.site, loc: b.loc });
         else if (b.kind === 'cluster') r.interp.event({ k: 'cluster.sync', loc: b.loc });
       }
-      return { warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })), stuck, forced, complete: false, descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b) };
+      return { ...recorded(), stuck, forced, complete: false };
     }
   }
-  return { warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })), ...(stuck ? { stuck } : {}), forced, complete: true, descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b) };
+  return { ...recorded(), ...(stuck ? { stuck } : {}), forced, complete: true };
 }

@@ -220,14 +220,15 @@ export function wholeArray(key: string): string {
  * the one at byte 128 of the array the pointer field at byte 648 points to) in the
  * lifter's own form (`NAME+128`); keys naming a parameter already, or a `line N`, stay as they are.
  */
+export function resolveBoxKey(kernel: PtxFunction, key: string): string {
+  const m = /^(\d+)((?:\+\d+)?(?:\[\d+\])?)$/.exec(key);
+  const p = m ? kernel.params[Number(m[1])] : undefined;
+  return p ? `${p.name}${m?.[2] ?? ''}` : key;
+}
+
+/** resolveBoxKey over a map of box sizes. */
 export function resolveBoxKeys(kernel: PtxFunction, boxes: ReadonlyMap<string, number>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [key, bytes] of boxes) {
-    const m = /^(\d+)((?:\+\d+)?(?:\[\d+\])?)$/.exec(key);
-    const p = m ? kernel.params[Number(m[1])] : undefined;
-    out.set(p ? `${p.name}${m?.[2] ?? ''}` : key, bytes);
-  }
-  return out;
+  return new Map([...boxes].map(([key, bytes]) => [resolveBoxKey(kernel, key), bytes]));
 }
 
 /**
