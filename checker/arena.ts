@@ -36,8 +36,6 @@ export class StateArena {
   private readonly chunkEnds: number[] = [];
   private readonly parents: PagedArray<Int32Array>; // -1 for an initial state
   private readonly actionIndices: PagedArray<Uint16Array>; // index into actions(parent), or into initialStates()
-  /** scratch for equals (called while the explorer holds its expand scratch) */
-  private compared = new Int32Array(64);
 
   private readonly budget: ByteBudget;
   /** with collapse compression: what turns a state's words into the words stored, and back */
@@ -126,17 +124,17 @@ export class StateArena {
   }
 
   /**
-   * State `id`'s stored words, decoded into one of three scratches: a trace decoded while the
-   * explorer expands a state must not overwrite it, nor the table's re-hashing either.
+   * State `id`'s stored words, decoded into one of two scratches: a trace decoded while the
+   * explorer expands a state must not overwrite it.
    */
-  private decodeInto(id: number, use: 'expand' | 'view' | 'rehash'): Int32Array {
+  private decodeInto(id: number, use: 'expand' | 'view'): Int32Array {
     const chunk = this.chunkOf(id);
     const length = this.lengthOf(id, chunk);
     let out = this.scratches[use];
     if (out.length < length) out = this.scratches[use] = new Int32Array(2 * length);
     return out.subarray(0, this.decode(id, chunk, length, out));
   }
-  private readonly scratches = { expand: new Int32Array(64), view: new Int32Array(64), rehash: new Int32Array(64) };
+  private readonly scratches = { expand: new Int32Array(64), view: new Int32Array(64) };
 
   /** Decode state `id`, `length` bytes in `chunk`, into `out` (room for one word per byte); returns the word count. */
   private decode(id: number, chunk: number, length: number, out: Int32Array): number {
@@ -163,25 +161,29 @@ export class StateArena {
     return this.storedEquals(id, this.stored(stateWords));
   }
 
-  /** True when state `id` has exactly these `stored` words (a duplicate successor is never compressed). */
+  /**
+   * True when state `id` has exactly these `stored` words (a duplicate successor is never
+   * compressed): each word is encoded as `append` would and matched against the stored bytes as
+   * it goes, so a mismatch stops at its first byte and nothing is decoded.
+   */
   storedEquals(id: number, stateWords: Int32Array): boolean {
-    // a state of n words takes n to 5n bytes
     const chunk = this.chunkOf(id);
     const length = this.lengthOf(id, chunk);
+    // a state of n words takes n to 5n bytes
     if (length < stateWords.length || length > MAX_WORD_BYTES * stateWords.length) return false;
-    if (this.compared.length < length) this.compared = new Int32Array(2 * length);
-    const n = this.decode(id, chunk, length, this.compared);
-    if (n !== stateWords.length) return false;
-    for (let k = 0; k < n; k++) if (this.compared[k] !== stateWords[k]) return false;
-    return true;
-  }
-
-  /**
-   * The `stored` words of state `id` (collapsed, not expanded), in a scratch valid until the next
-   * call: what the visited table hashes, read back when it grows.
-   */
-  storedWords(id: number): Int32Array {
-    return this.decodeInto(id, 'rehash');
+    const bytes = this.chunks[chunk]!;
+    let j = this.starts.get(id);
+    const end = j + length;
+    for (let i = 0; i < stateWords.length; i++) {
+      const x = stateWords[i]!;
+      let z = ((x << 1) ^ (x >> 31)) >>> 0;
+      while (z >= 0x80) {
+        if (j >= end || bytes[j++] !== ((z & 0x7f) | 0x80)) return false;
+        z >>>= 7;
+      }
+      if (j >= end || bytes[j++] !== z) return false;
+    }
+    return j === end;
   }
 
   parent(id: number): number {
