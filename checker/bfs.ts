@@ -52,6 +52,12 @@ export const MAX_ACTOR = 31;
 const MAX_CHECK_EVERY = 4096; // most expansions between two clock reads
 const PROGRESS_EVERY_MS = 1000;
 
+/** A violation's message made on the state a trace ends in: the invariant of that kind, or the deadlock. */
+function messageAt<S, A>(model: Model<S, A>, kind: string, state: S): string | undefined {
+  if (kind === 'deadlock') return model.explainDeadlock(state);
+  return model.invariants.find((inv) => inv.kind === kind)?.check(state);
+}
+
 export function explore<S, A>(model: Model<S, A>, options: CheckOptions, settings: ExploreSettings): ExploreOutcome<S, A> {
   const budget = new ByteBudget(options.maxBytes ?? Number.POSITIVE_INFINITY);
   const maxStates = options.maxStates ?? Number.POSITIVE_INFINITY;
@@ -75,10 +81,14 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
   let progressBroken: ExploreOutcome<S, A>['progressBroken'];
   let reducedStates = 0;
 
+  // symmetry: store one state per orbit (the fairness analysis names parties, so not with edges)
+  const canonical = options.symmetry && !settings.recordEdges && model.canonical ? model.canonical.bind(model) : undefined;
   const record = (kind: string, message: string, id: number): void => {
     if (kindsSeen.has(kind)) return;
     kindsSeen.add(kind);
-    violations.push({ kind, message, trace: traceOf(model, arena, pathTo(arena, id)) });
+    const trace = traceOf(model, arena, pathTo(arena, id), canonical);
+    // a trace made concrete may end in another member of the orbit: say what that state shows
+    violations.push({ kind, message: canonical ? messageAt(model, kind, trace[trace.length - 1]!.state) ?? message : message, trace });
   };
   /** Check invariants on a newly stored state; false when it violates one. */
   const admit = (id: number, state: S): boolean => {
@@ -100,7 +110,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
     explore: {
       const initials = model.initialStates();
       for (const [i, state] of initials.entries()) {
-        const words = model.encode(state);
+        const words = model.encode(canonical ? canonical(state) : state);
         const id = visited.findOrAdd(words, -1, i, arena.count < maxStates);
         if (id === NOT_ADDED) {
           limit = { reason: 'states', message: `state limit reached (${maxStates.toLocaleString('en-US')}): ${figures()}` };
@@ -182,7 +192,7 @@ export function explore<S, A>(model: Model<S, A>, options: CheckOptions, setting
             const next = successor(state, action);
             transitions++;
             if (inPass && settings.cycleProviso && model.cycleEdge!(state, next)) visible = true;
-            let target = visited.findOrAdd(model.encode(next), id, i, arena.count < maxStates);
+            let target = visited.findOrAdd(model.encode(canonical ? canonical(next) : next), id, i, arena.count < maxStates);
             if (target === NOT_ADDED) {
               limit = { reason: 'states', message: `state limit reached (${maxStates.toLocaleString('en-US')}): ${figures()}` };
               edges?.dropEdgesOf(id); // a half-expanded state would understate who is enabled there

@@ -78,4 +78,20 @@ export interface Model<S, A> {
    * subset takes such a transition is expanded fully.
    */
   cycleEdge?(from: S, to: S): boolean;
+  /**
+   * Optional, for symmetry reduction (CheckOptions.symmetry): a state of the same orbit under the
+   * model's symmetries (a permutation of interchangeable parties, applied to everything that names
+   * them), chosen so that states differing only by such a permutation usually give the same one.
+   * It must return a state reachable exactly when `state` is, with the same invariant verdicts and
+   * the same deadlock verdict (a violation's message may differ: the explorer makes it again on
+   * the trace it reports); the explorer stores and expands only what it returns. Used only on runs
+   * that record no edges (the fairness analysis names parties). May return `state` itself.
+   */
+  canonical?(state: S): S;
+  /**
+   * Optional, with `canonical` when it may give different members of one orbit different
+   * representatives: true when some symmetry turns a into b. Counterexamples use it where no
+   * successor has the stored representative.
+   */
+  sameOrbit?(a: S, b: S): boolean;
 }

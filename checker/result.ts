@@ -64,6 +64,11 @@ export interface CheckOptions {
    * are stored once each and states point to them. Less memory per state, some more time.
    */
   readonly collapse?: boolean;
+  /**
+   * Symmetry reduction through the model's `canonical` (default false): only one state of each
+   * orbit is stored. Counterexamples are turned back into runs of the model (trace.ts).
+   */
+  readonly symmetry?: boolean;
 }
 
 export interface CheckStats {

@@ -25,7 +25,8 @@ export function pathTo(arena: StateArena, id: number): PathStep[] {
  * A step's state is decoded from the arena each time it is read, never kept: a counterexample of a
  * million steps must not hold a million decoded states.
  */
-export function traceOf<S, A>(model: Model<S, A>, arena: StateArena, path: readonly PathStep[]): TraceStep<S, A>[] {
+export function traceOf<S, A>(model: Model<S, A>, arena: StateArena, path: readonly PathStep[], canonical?: (s: S) => S): TraceStep<S, A>[] {
+  if (canonical) return concreteTrace(model, arena, path, canonical);
   const steps: TraceStep<S, A>[] = [];
   const actions: A[] = [];
   const stateAt = (id: number): (() => S) => () => model.decode(arena.view(id).slice()); // a copy: a view would pin the whole arena
@@ -48,6 +49,64 @@ export function traceOf<S, A>(model: Model<S, A>, arena: StateArena, path: reado
   }
   return steps;
 }
+
+/**
+ * A path of a symmetry-reduced run as a run of the model. The stored states are orbit
+ * representatives, and an action index names an action of the representative, not of the state
+ * the run is in. From the initial state, each step takes the action of the current state whose
+ * successor has the next stored state as its representative (the one of the stored index first:
+ * it is that action whenever the run and the representative agree), or, where the model's
+ * representative may differ within an orbit, whose successor is in the stored state's orbit
+ * (`sameOrbit`). One exists because the model's symmetries map transitions to transitions; the
+ * states are kept encoded.
+ */
+function concreteTrace<S, A>(model: Model<S, A>, arena: StateArena, path: readonly PathStep[], canonical: (s: S) => S): TraceStep<S, A>[] {
+  const steps: TraceStep<S, A>[] = [];
+  const actions: A[] = [];
+  const first = path[0];
+  if (first === undefined) return steps;
+  const initial = model.initialStates()[first.index];
+  if (initial === undefined) throw new Error(`trace: no initial state #${first.index}`);
+  let words = model.encode(initial).slice();
+  steps.push(lazyStep({ initialIndex: first.index, depth: 0 }, decodedCopy(model, words)));
+  for (let depth = 1; depth < path.length; depth++) {
+    const step = path[depth]!;
+    const current = model.decode(words);
+    actions.length = 0;
+    model.actions(current, actions);
+    const order = [step.index, ...actions.keys()];
+    let taken = -1;
+    let next: S | undefined;
+    for (const i of order) {
+      const action = actions[i];
+      if (action === undefined) continue;
+      const candidate = model.nextState(current, action);
+      if (arena.equals(step.id, model.encode(canonical(candidate)))) {
+        taken = i;
+        next = candidate;
+        break;
+      }
+    }
+    // where the representative was not the same for the whole orbit, match orbits instead
+    if (taken < 0 && model.sameOrbit) {
+      const stored = arena.view(step.id);
+      for (const i of actions.keys()) {
+        const candidate = model.nextState(current, actions[i]!);
+        if (model.sameOrbit(candidate, model.decode(stored))) {
+          taken = i;
+          next = candidate;
+          break;
+        }
+      }
+    }
+    if (taken < 0 || next === undefined) throw new Error(`trace: no action of step ${depth} leads into the stored orbit (the model's symmetry is not one of its transitions)`);
+    words = model.encode(next).slice();
+    steps.push(lazyStep({ action: actions[taken]!, actionIndex: taken, depth }, decodedCopy(model, words)));
+  }
+  return steps;
+}
+
+const decodedCopy = <S, A>(model: Model<S, A>, words: Int32Array): (() => S) => () => model.decode(words.slice());
 
 /** A trace step whose `state` is computed when read. */
 export function lazyStep<S, A>(fields: Omit<TraceStep<S, A>, 'state'>, state: () => S): TraceStep<S, A> {

@@ -130,7 +130,7 @@ function landedUnread(m: Machine, s: MachineState, slot: number): boolean {
 }
 
 /** In-flight copies are kept sorted so equal sets encode equally whatever the issue order. */
-function compareTma(x: MachineState['tma'][number], y: MachineState['tma'][number]): number {
+export function compareTma(x: MachineState['tma'][number], y: MachineState['tma'][number]): number {
   return x.slot - y.slot || x.span - y.span || x.barrier - y.barrier || x.value - y.value || x.bytes - y.bytes || x.role - y.role;
 }
 

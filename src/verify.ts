@@ -6,7 +6,7 @@ import { InputError } from './diag.ts';
 import { programLevel, type Level, type Program } from './ir/program.ts';
 import { lowerProgram } from './lower.ts';
 import { compileMachine, SettleLimitError } from '../semantics/index.ts';
-import { packedModelOfMachine } from './verify/model.ts';
+import { packedModelOfMachine, type PackedProgramModel } from './verify/model.ts';
 import { refinementModel } from './verify/refinement.ts';
 import { buildReport, type Report } from './verify/report.ts';
 import { rawResult } from './verify/raw-trace.ts';
@@ -30,6 +30,8 @@ export interface VerifyOptions {
   readonly reduction?: boolean;
   /** Collapse compression (default true): less memory per state, some more time (docs/checker.md). */
   readonly collapse?: boolean;
+  /** Symmetry reduction (default true): interchangeable roles (same code) are stored in one order (docs/checker.md). */
+  readonly symmetry?: boolean;
   readonly onProgress?: (info: ProgressInfo) => void;
   /** Polled during exploration: true stops the run as inconclusive (the CLI's Ctrl-C). */
   readonly interrupted?: () => boolean;
@@ -61,6 +63,7 @@ export function checkOptions(options: VerifyOptions): CheckOptions {
     stopAtFirst: options.stopAtFirst ?? false,
     reduction: options.reduction ?? true,
     collapse: options.collapse ?? true,
+    symmetry: options.symmetry ?? true,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.interrupted ? { interrupted: options.interrupted } : {}),
   };
@@ -74,7 +77,9 @@ function verifyAt(program: Program, level: Level, options: VerifyOptions): Repor
       // the explorer runs on packed words; the report reads the run's states, replayed (raw-trace.ts)
       const model = packedModelOfMachine(compileMachine(program, machineOptions));
       const result = check(model, checkOptions(options));
-      return buildReport(model.machine, level, rawResult(model.machine, model.packer, result));
+      const symmetric = (options.symmetry ?? true) ? symmetryNotes(model) : [];
+      const noted = symmetric.length > 0 ? { ...result, notes: [...(result.notes ?? []), ...symmetric] } : result;
+      return buildReport(model.machine, level, rawResult(model.machine, model.packer, noted));
     }
     return refinementReport(program, lowerProgram(program), options);
   } catch (err) {
@@ -89,6 +94,14 @@ function verifyAt(program: Program, level: Level, options: VerifyOptions): Repor
       };
     throw err;
   }
+}
+
+/** What symmetry reduction did: which roles it took as interchangeable (`--no-symmetry` stores every order). */
+function symmetryNotes(model: PackedProgramModel): string[] {
+  return (model.symmetry?.classes ?? []).map((cls) => {
+    const names = cls.map((r) => model.machine.roles[r]?.name ?? `role${r}`);
+    return `symmetry: ${names.join(', ')} run the same code and are interchangeable; each state was stored in one order of them (--no-symmetry stores every order)`;
+  });
 }
 
 /**

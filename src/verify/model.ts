@@ -22,6 +22,7 @@ import {
 import { StatePacker } from '../../semantics/pack.ts';
 import { PackedRules } from '../../semantics/packed.ts';
 import { AmpleSets } from '../../semantics/ample.ts';
+import { roleSymmetry, type RoleSymmetry } from '../../semantics/symmetry.ts';
 
 export const INVARIANT_KINDS = ['race', 'fifo', 'protocol'] as const;
 
@@ -32,6 +33,8 @@ export interface ProgramModel extends Model<MachineState, Action> {
 export interface PackedProgramModel extends Model<Int32Array, Action> {
   readonly machine: Machine;
   readonly packer: StatePacker;
+  /** the interchangeable roles, when some are (the explorer uses `canonical` under CheckOptions.symmetry) */
+  readonly symmetry?: RoleSymmetry;
 }
 
 export function programModel(program: Program, options: MachineOptions = {}): ProgramModel {
@@ -104,9 +107,11 @@ export function packedModelOfMachine(machine: Machine): PackedProgramModel {
     kind,
     check: (w: Int32Array) => (w[at] === i + 1 ? packer.violationOf(i + 1, w[at + 1] ?? 0, w[at + 2] ?? 0).message : undefined),
   }));
+  const symmetry = roleSymmetry(machine, packer);
   return {
     machine,
     packer,
+    ...(symmetry ? { symmetry, canonical: (w: Int32Array) => symmetry.canonical(w), sameOrbit: (a: Int32Array, b: Int32Array) => symmetry.sameOrbit(a, b) } : {}),
     // phases are stored canonical (packer.canonicalPhases): the rules read them only by parity and distance
     initialStates: () => [packer.canonicalPhases(packer.encode(settleAll(machine, initialState(machine))))],
     actions: (w, out) => rules.enabled(w, out),
