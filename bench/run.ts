@@ -18,6 +18,7 @@ import { benchExplorer } from './explorer.ts';
 import { benchEveryK, everyKTable } from './every-k.ts';
 import { SpinRunner, spinTools, type SpinInstance, type SpinResult } from './spin.ts';
 import { benchPersistent, benchRaw, benchScale, persistentTable, rawTable, scaleTable, SCALE_LIMIT_MS } from './raw.ts';
+import { benchSymmetry, symmetryTable } from './symmetry.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -204,6 +205,12 @@ async function main(argv: readonly string[]): Promise<void> {
         '`gpu/run_all.sh build persistent` verifies it before emitting its PTX, within 120 s: 128×256×64 cooperative tiles, D = 4, P = 0, C = 2, 16 output tiles per CTA × 128 k-tiles, the consumers\' reads dropped (`noRead`).',
         '',
         ...persistentTable(benchPersistent()),
+        '',
+        `## Cooperative consumers and symmetry reduction: the largest C verified within ${SCALE_LIMIT_MS / 1000} s (bench/symmetry.ts)`,
+        '',
+        'Every consumer reads every stage (CUTLASS\'s cooperative kernel; empty barriers count C), so the consumers run the same code and are interchangeable: with symmetry (the default) each state is stored in one order of them. D = 2C, P = 1, K = 64, mbarrier level, partial-order reduction on; each column goes up in C until it fails to verify within the limit. SPIN\'s models have no cooperative variant.',
+        '',
+        ...symmetryTable(benchSymmetry()),
         '',
       );
     } finally {

@@ -34,7 +34,7 @@ export interface VerifyPtxOptions extends Omit<VerifyOptions, 'level' | 'params'
 }
 
 const LEVEL_NAMES = ['aref', 'mbarrier', 'both'] as const;
-const VERIFY_KEYS = ['level', 'params', 'literal', 'maxStates', 'maxMs', 'maxBytes', 'stopAtFirst', 'reduction', 'onProgress', 'interrupted'] as const;
+const VERIFY_KEYS = ['level', 'params', 'literal', 'maxStates', 'maxMs', 'maxBytes', 'stopAtFirst', 'reduction', 'symmetry', 'onProgress', 'interrupted'] as const;
 const LIFT_KEYS = ['kernel', 'params', 'block', 'cta', 'grid', 'cluster', 'tmaBytes', 'tmaBoxes', 'maxSteps'] as const;
 
 /** Refuse keys the function does not know (a typo would otherwise be ignored). */
@@ -98,7 +98,7 @@ export function liftPtx(ptx: string, options: PtxOptions & { readonly file?: str
 
 /** `arefcheck verify kernel.ptx` as a function: the worst report over the launch points checked. */
 export function verifyPtx(ptx: string, options: VerifyPtxOptions & { readonly file?: string } = {}): Report {
-  const { file, noSweep, maxStates, maxMs, maxBytes, stopAtFirst, reduction, onProgress, ...lift } = options;
+  const { file, noSweep, maxStates, maxMs, maxBytes, stopAtFirst, reduction, symmetry, onProgress, ...lift } = options;
   const name = file ?? 'kernel.ptx';
   const verifyOptions: VerifyOptions = {
     ...(maxStates !== undefined ? { maxStates } : {}),
@@ -106,6 +106,7 @@ export function verifyPtx(ptx: string, options: VerifyPtxOptions & { readonly fi
     ...(maxBytes !== undefined ? { maxBytes } : {}),
     ...(stopAtFirst !== undefined ? { stopAtFirst } : {}),
     ...(reduction !== undefined ? { reduction } : {}),
+    ...(symmetry !== undefined ? { symmetry } : {}),
     ...(onProgress !== undefined ? { onProgress } : {}),
   };
   const liftOpts = liftOptions('verifyPtx', lift);

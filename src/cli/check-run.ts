@@ -18,6 +18,8 @@ export interface VerificationRun {
   readonly reduction: boolean;
   /** false: --no-collapse */
   readonly collapse?: boolean;
+  /** false: --no-symmetry */
+  readonly symmetry?: boolean;
   readonly json: boolean;
   readonly traceOut?: string;
   readonly sarif?: string;
@@ -33,6 +35,7 @@ export function runOptions(run: VerificationRun): VerifyOptions {
     literal: run.literal,
     reduction: run.reduction,
     ...(run.collapse === false ? { collapse: false } : {}),
+    ...(run.symmetry === false ? { symmetry: false } : {}),
     ...(run.maxBytes === undefined ? {} : { maxBytes: run.maxBytes }),
     ...(run.level === undefined ? {} : { level: run.level }),
     ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),

@@ -46,6 +46,7 @@ Options:
   --max-memory SIZE      (verify) stop (inconclusive) past SIZE of tables (512M, 4G; default 6G)
   --no-por               (verify) explore every interleaving (no partial-order reduction)
   --no-collapse          (verify) no collapse compression (more memory per state, a little less time)
+  --no-symmetry          (verify) store every order of interchangeable roles (cooperative consumers)
   --timeout S            (verify) stop (inconclusive) after S seconds
   --literal              (verify) follow the paper's consumed rule as written
   --trace-out DIR        (verify) write each counterexample to DIR as JSON; replay it on the
@@ -81,6 +82,7 @@ const SPEC: CommandSpec = {
     'max-memory': { type: 'string' },
     'no-por': { type: 'boolean' },
     'no-collapse': { type: 'boolean' },
+    'no-symmetry': { type: 'boolean' },
     timeout: { type: 'string' },
     literal: { type: 'boolean' },
     'trace-out': { type: 'string' },

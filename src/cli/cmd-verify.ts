@@ -36,6 +36,9 @@ Options:
                          barriers, the happens-before knowledge and the work in flight once
                          per distinct value (it saves memory per state for a little time;
                          the same states, verdicts and counterexamples either way)
+  --no-symmetry          store every order of interchangeable roles (same code, e.g.
+                         cooperative consumers); by default one order per state is
+                         stored, and counterexamples are still runs of the program
   --json                 print one JSON object: verdict, level, violations (kind, message,
                          trace, actionIndices), stats
   --trace-out DIR        write each counterexample to DIR as JSON, for 'arefcheck replay'
@@ -77,6 +80,7 @@ const SPEC: CommandSpec = {
     'max-memory': { type: 'string' },
     'no-por': { type: 'boolean' },
     'no-collapse': { type: 'boolean' },
+    'no-symmetry': { type: 'boolean' },
     json: { type: 'boolean' },
     'trace-out': { type: 'string' },
     sarif: { type: 'string' },

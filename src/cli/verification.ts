@@ -54,6 +54,7 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
     json: flagBoolean(cl, 'json'),
     reduction: !flagBoolean(cl, 'no-por'),
     ...(flagBoolean(cl, 'no-collapse') ? { collapse: false } : {}),
+    ...(flagBoolean(cl, 'no-symmetry') ? { symmetry: false } : {}),
     ...(level === undefined ? {} : { level }),
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(maxStates === undefined ? {} : { maxStates }),

@@ -163,10 +163,23 @@ describe('arefcheck verify', () => {
     expect(bytes(arefcheck(...big))).toBeLessThan(bytes(arefcheck(...big, '--no-collapse')));
   });
 
+  it('--no-symmetry stores every order of cooperative consumers: the same verdict, more states, no symmetry note', () => {
+    const coop = ['pipeline', '--depth', '3', '--pending', '1', '--consumers', '3', '--iterations', '6', '--cooperative', '--level', 'mbarrier', '--json'];
+    const reduced = arefcheck(...coop);
+    const every = arefcheck(...coop, '--no-symmetry');
+    expect([reduced.status, every.status]).toEqual([0, 0]);
+    const a = parseReport(reduced.stdout);
+    const b = parseReport(every.stdout);
+    expect([a.verdict, b.verdict]).toEqual(['verified', 'verified']);
+    expect(a.stats['states']!).toBeLessThan(b.stats['states']!);
+    expect(reduced.stdout).toContain('symmetry: consumer0, consumer1, consumer2 run the same code');
+    expect(every.stdout).not.toContain('symmetry:');
+  });
+
   it('--help lists the flags and exit codes', () => {
     const r = arefcheck('verify', '--help');
     expect(r.status).toBe(0);
-    for (const flag of ['--level aref|mbarrier|both', '--param', '--json', '--max-states', '--timeout', '--literal', '--trace-out', '--no-collapse']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--level aref|mbarrier|both', '--param', '--json', '--max-states', '--timeout', '--literal', '--trace-out', '--no-collapse', '--no-symmetry']) expect(r.stdout).toContain(flag);
     expect(r.stdout).toMatch(/Exit codes: 0 verified, 1 violation, 2 bad input, 3 inconclusive/);
   });
 });
