@@ -10,7 +10,7 @@ import type { Machine } from './machine.ts';
 import type { StatePacker } from './pack.ts';
 import type { AsyncGroup, MachineState } from './state.ts';
 import type { Knowledge } from './bits.ts';
-import { ROLE_VARS } from './layout.ts';
+import { ROLE_VARS, TMA_BARRIER, TMA_BYTES, TMA_ROLE, TMA_SLOT, TMA_SPAN, TMA_VALUE, TMA_WORDS, type StateLayout } from './layout.ts';
 import { compareTma } from './step.ts';
 import type { Stmt } from '../src/ir/program.ts';
 
@@ -82,17 +82,16 @@ class Canonicalizer implements RoleSymmetry {
   }
 
   canonical(words: Int32Array): Int32Array {
-    const { perm, ties, moved, decoded } = this.order(words);
+    const { perm, ties, moved } = this.order(words);
     let orderings = 1;
     for (const t of ties) orderings *= factorial(t.length);
     // past the cap, ties keep their order: still a member of the orbit (sound), maybe not the same for all
-    if (ties.length === 0 || orderings > MAX_TIE_ORDERINGS) return this.withoutMessage(moved ? this.permuted(words, perm, decoded) : words);
+    if (ties.length === 0 || orderings > MAX_TIE_ORDERINGS) return this.withoutMessage(moved ? this.permuted(words, perm) : words);
     // every ordering of the tied positions, the least words win: the same for every member of the orbit
-    const state = decoded ?? this.packer.decode(words);
     let best: Int32Array | undefined;
     for (const extra of tieOrderings(ties, this.m.roles.length)) {
       const full = Int32Array.from(perm, (to) => extra[to]!);
-      const candidate = this.withoutMessage(isIdentity(full) ? words : this.permuted(words, full, state));
+      const candidate = this.withoutMessage(isIdentity(full) ? words : this.permuted(words, full));
       if (best === undefined || lexLess(candidate, best)) best = candidate;
     }
     return best!;
@@ -143,24 +142,15 @@ class Canonicalizer implements RoleSymmetry {
 
   /**
    * Each class ordered by the roles' fixed blocks, then, among equal blocks, by their signatures
-   * (decoding the state only then). Both are unchanged by an exchange of roles, so every member of
+   * (read from the tail only then). Both are unchanged by an exchange of roles, so every member of
    * the orbit gets the same order up to the ties left, which `canonical` settles on whole states.
    */
-  private order(words: Int32Array): { perm: Int32Array; ties: number[][]; moved: boolean; decoded: MachineState | undefined } {
+  private order(words: Int32Array): { perm: Int32Array; ties: number[][]; moved: boolean } {
     const perm = Int32Array.from(this.m.roles, (_, r) => r); // old role → new role
     const ties: number[][] = [];
     let moved = false;
-    let decoded: MachineState | undefined;
-    const sigs = new Map<number, string>();
-    const sig = (r: number): string => {
-      let x = sigs.get(r);
-      if (x === undefined) {
-        decoded ??= this.packer.decode(words);
-        x = signature(decoded, r);
-        sigs.set(r, x);
-      }
-      return x;
-    };
+    let sigs: string[] | undefined;
+    const sig = (r: number): string => (sigs ??= wordSignatures(this.packer.layout, words))[r]!;
     const compare = (a: number, b: number): number => {
       const d = this.compareBlocks(words, a, b);
       if (d !== 0) return d;
@@ -181,7 +171,7 @@ class Canonicalizer implements RoleSymmetry {
         i = j;
       }
     }
-    return { perm, ties, moved, decoded };
+    return { perm, ties, moved };
   }
 
   private compareBlocks(words: Int32Array, a: number, b: number): number {
@@ -200,9 +190,9 @@ class Canonicalizer implements RoleSymmetry {
     return 0;
   }
 
-  /** The state with every role r renamed perm[r] (`decoded`: the words already decoded). */
-  private permuted(words: Int32Array, perm: Int32Array, decoded?: MachineState): Int32Array {
-    return this.packer.encode(permuteRoles(this.m, decoded ?? this.packer.decode(words), perm));
+  /** The state with every role r renamed perm[r], on its words (permuteRoles is the readable rule it follows). */
+  private permuted(words: Int32Array, perm: Int32Array): Int32Array {
+    return permuteWords(this.m, this.packer.layout, words, perm);
   }
 }
 
@@ -216,6 +206,136 @@ function signature(s: MachineState, r: number): string {
   const groups = (gs: readonly AsyncGroup[]): string => gs.map((g) => `${g.slots.join('.')}${g.retired ? 'r' : ''}`).join('/');
   const copies = s.tma.filter((t) => t.role === r).map((t) => `${t.slot}.${t.span}.${t.barrier}.${t.bytes}.${t.value}`);
   return `${role.mmaOpen.join('.')}|${groups(role.mmaGroups)}|${role.storeOpen.join('.')}|${groups(role.storeGroups)}|${copies.join('/')}`;
+}
+
+/**
+ * Where the tail's parts lie: the copies in flight (count, then TMA_WORDS each), then per role its
+ * open wgmma list, wgmma groups, open store list and store groups ([n, items…] and [n, groups…]
+ * with a group [n, slots…, retired, know (W words)]), as pack.ts writes them.
+ */
+function tailParts(L: StateLayout, w: Int32Array): { copies: number; roleStart: Int32Array; roleEnd: Int32Array } {
+  const R = L.roleCount;
+  const roleStart = new Int32Array(R);
+  const roleEnd = new Int32Array(R);
+  let p = L.fixedWords;
+  const copies = w[p]!;
+  p += 1 + TMA_WORDS * copies;
+  const list = (): void => void (p += 1 + w[p]!);
+  const groups = (): void => {
+    const n = w[p++]!;
+    for (let g = 0; g < n; g++) p += 1 + w[p]! + 1 + L.W;
+  };
+  for (let r = 0; r < R; r++) {
+    roleStart[r] = p;
+    list();
+    groups();
+    list();
+    groups();
+    roleEnd[r] = p;
+  }
+  return { copies, roleStart, roleEnd };
+}
+
+/** Each role's signature (see `signature`) read from the words: its tail part without knowledge, and its copies in flight. */
+function wordSignatures(L: StateLayout, w: Int32Array): string[] {
+  const { copies, roleStart, roleEnd } = tailParts(L, w);
+  const out: string[] = [];
+  for (let r = 0; r < L.roleCount; r++) {
+    const parts: number[] = [];
+    let p = roleStart[r]!;
+    for (let unit = 0; unit < 2; unit++) {
+      const open = w[p]!;
+      for (let i = 0; i <= open; i++) parts.push(w[p + i]!);
+      p += 1 + open;
+      const n = w[p++]!;
+      parts.push(n);
+      for (let g = 0; g < n; g++) {
+        const k = w[p]!;
+        for (let i = 0; i <= k + 1; i++) parts.push(w[p + i]!); // the slots and `retired`, not the knowledge
+        p += 1 + k + 1 + L.W;
+      }
+    }
+    if (p !== roleEnd[r]) throw new Error('internal: the tail of a packed state is not as pack.ts writes it');
+    for (let c = 0; c < copies; c++) {
+      const at = L.fixedWords + 1 + TMA_WORDS * c;
+      if (w[at + TMA_ROLE] === r) parts.push(-1, w[at + TMA_SLOT]!, w[at + TMA_SPAN]!, w[at + TMA_BARRIER]!, w[at + TMA_BYTES]!, w[at + TMA_VALUE]!);
+    }
+    out.push(parts.join(','));
+  }
+  return out;
+}
+
+/**
+ * permuteRoles on packed words: the roles' fixed blocks and their knowledge holders move, every
+ * knowledge word has its role events renamed, copies keep the semantics' order (step.ts
+ * compareTma), and each role's tail part moves with it. Tested equal to pack(permuteRoles(unpack)).
+ */
+export function permuteWords(m: Machine, L: StateLayout, w: Int32Array, perm: Int32Array): Int32Array {
+  const events = eventPermutation(m, perm);
+  const out = w.slice();
+  const R = L.roleCount;
+  const bitsInto = (from: number, to: number): void => {
+    for (let i = 0; i < L.W; i++) out[to + i] = 0;
+    for (let i = 0; i < L.W; i++) {
+      let word = w[from + i]! >>> 0;
+      while (word !== 0) {
+        const low = word & -word;
+        const e = i * 32 + (31 - Math.clz32(low));
+        const moved = e < events.length ? events[e]! : e;
+        out[to + (moved >>> 5)] = out[to + (moved >>> 5)]! | (1 << (moved & 31));
+        word = (word ^ low) >>> 0;
+      }
+    }
+  };
+  for (let r = 0; r < R; r++) {
+    const to = perm[r]!;
+    const n = ROLE_VARS + L.varCount[r]! + L.tokenCount[r]!;
+    for (let i = 0; i < n; i++) out[L.role[to]! + i] = w[L.role[r]! + i]!;
+  }
+  // knowledge holders of the fixed part: present, then per role, then the sync objects
+  bitsInto(L.present, L.present);
+  for (let r = 0; r < R; r++) bitsInto(L.hbRoles + L.W * r, L.hbRoles + L.W * perm[r]!);
+  for (let h = L.hbRoles + L.W * R; h < L.fixedWords; h += L.W) bitsInto(h, h);
+  if (w[L.violation] !== 0) out[L.violation + 2] = perm[w[L.violation + 2]!] ?? w[L.violation + 2]!;
+  // copies in flight: renamed, then in compareTma's order (slot, span, barrier, value, bytes, role);
+  // the order moves only for two copies that differ in their issuer alone, which would land in one
+  // slot at once (a race the second issue reports), but the list must stay sorted whatever comes
+  const { copies, roleStart, roleEnd } = tailParts(L, w);
+  const copy = Array.from({ length: copies }, (_, c) => {
+    const at = L.fixedWords + 1 + TMA_WORDS * c;
+    const x = Array.from(w.subarray(at, at + TMA_WORDS));
+    x[TMA_ROLE] = perm[x[TMA_ROLE]!]!;
+    return x;
+  });
+  copy.sort((a, b) => a[TMA_SLOT]! - b[TMA_SLOT]! || a[TMA_SPAN]! - b[TMA_SPAN]! || a[TMA_BARRIER]! - b[TMA_BARRIER]! || a[TMA_VALUE]! - b[TMA_VALUE]! || a[TMA_BYTES]! - b[TMA_BYTES]! || a[TMA_ROLE]! - b[TMA_ROLE]!);
+  copy.forEach((x, c) => out.set(x, L.fixedWords + 1 + TMA_WORDS * c));
+  // role tails in the new order, each group's knowledge renamed
+  const inverse = new Int32Array(R);
+  for (let r = 0; r < R; r++) inverse[perm[r]!] = r;
+  let p = roleStart[0] ?? L.fixedWords + 1 + TMA_WORDS * copies;
+  for (let to = 0; to < R; to++) {
+    const r = inverse[to]!;
+    let q = roleStart[r]!;
+    const start = p;
+    for (let unit = 0; unit < 2; unit++) {
+      const open = w[q]!;
+      out.set(w.subarray(q, q + 1 + open), p);
+      p += 1 + open;
+      q += 1 + open;
+      const n = w[q]!;
+      out[p++] = n;
+      q++;
+      for (let g = 0; g < n; g++) {
+        const k = w[q]!;
+        out.set(w.subarray(q, q + k + 2), p);
+        bitsInto(q + k + 2, p + k + 2);
+        p += k + 2 + L.W;
+        q += k + 2 + L.W;
+      }
+    }
+    if (q !== roleEnd[r] || p - start !== roleEnd[r]! - roleStart[r]!) throw new Error('internal: a role tail moved with another length');
+  }
+  return out;
 }
 
 function equalWords(a: Int32Array, b: Int32Array): boolean {
