@@ -15,7 +15,7 @@ import { pipelineProgram } from '../../src/pipeline.ts';
 import { verifyProgram, type Report } from '../../src/verify.ts';
 import { packedModelOfMachine, type PackedProgramModel } from '../../src/verify/model.ts';
 import { compileMachine, type Action } from '../../semantics/index.ts';
-import { permuteRoles, permuteWords } from '../../semantics/symmetry.ts';
+import { permuteRoles, permuteWords } from '../../semantics/permute.ts';
 
 const cooperative = (depth: number, pending: number, consumers: number, iterations: number): Program =>
   pipelineProgram({ depth, pending, consumers, iterations, level: 'mbarrier', cooperative: true });

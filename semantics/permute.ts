@@ -1,0 +1,225 @@
+// Renaming roles in a state, for symmetry reduction (symmetry.ts): the readable rule
+// (`permuteRoles`) and the same on packed words (`permuteWords`, tested equal to it), with the
+// signatures that tell roles apart without naming a role or an event.
+import type { Machine } from './machine.ts';
+import type { AsyncGroup, MachineState } from './state.ts';
+import type { Knowledge } from './bits.ts';
+import { ROLE_VARS, TMA_BARRIER, TMA_BYTES, TMA_ROLE, TMA_SLOT, TMA_SPAN, TMA_VALUE, TMA_WORDS, type StateLayout } from './layout.ts';
+import { compareTma } from './step.ts';
+
+/**
+ * What a role's async work looks like, without naming any role or event: the slots of its open
+ * and committed wgmma and store groups, and the copies it has in flight. An exchange of roles
+ * moves it with the role.
+ */
+export function signature(s: MachineState, r: number): string {
+  const role = s.roles[r]!;
+  const groups = (gs: readonly AsyncGroup[]): string => gs.map((g) => `${g.slots.join('.')}${g.retired ? 'r' : ''}`).join('/');
+  const copies = s.tma.filter((t) => t.role === r).map((t) => `${t.slot}.${t.span}.${t.barrier}.${t.bytes}.${t.value}`);
+  return `${role.mmaOpen.join('.')}|${groups(role.mmaGroups)}|${role.storeOpen.join('.')}|${groups(role.storeGroups)}|${copies.join('/')}`;
+}
+
+/**
+ * Where the tail's parts lie: the copies in flight (count, then TMA_WORDS each), then per role its
+ * open wgmma list, wgmma groups, open store list and store groups ([n, items…] and [n, groups…]
+ * with a group [n, slots…, retired, know (W words)]), as pack.ts writes them.
+ */
+function tailParts(L: StateLayout, w: Int32Array): { copies: number; roleStart: Int32Array; roleEnd: Int32Array } {
+  const R = L.roleCount;
+  const roleStart = new Int32Array(R);
+  const roleEnd = new Int32Array(R);
+  let p = L.fixedWords;
+  const copies = w[p]!;
+  p += 1 + TMA_WORDS * copies;
+  const list = (): void => void (p += 1 + w[p]!);
+  const groups = (): void => {
+    const n = w[p++]!;
+    for (let g = 0; g < n; g++) p += 1 + w[p]! + 1 + L.W;
+  };
+  for (let r = 0; r < R; r++) {
+    roleStart[r] = p;
+    list();
+    groups();
+    list();
+    groups();
+    roleEnd[r] = p;
+  }
+  return { copies, roleStart, roleEnd };
+}
+
+/** Each role's signature (see `signature`) read from the words: its tail part without knowledge, and its copies in flight. */
+export function wordSignatures(L: StateLayout, w: Int32Array): string[] {
+  const { copies, roleStart, roleEnd } = tailParts(L, w);
+  const out: string[] = [];
+  for (let r = 0; r < L.roleCount; r++) {
+    const parts: number[] = [];
+    let p = roleStart[r]!;
+    for (let unit = 0; unit < 2; unit++) {
+      const open = w[p]!;
+      for (let i = 0; i <= open; i++) parts.push(w[p + i]!);
+      p += 1 + open;
+      const n = w[p++]!;
+      parts.push(n);
+      for (let g = 0; g < n; g++) {
+        const k = w[p]!;
+        for (let i = 0; i <= k + 1; i++) parts.push(w[p + i]!); // the slots and `retired`, not the knowledge
+        p += 1 + k + 1 + L.W;
+      }
+    }
+    if (p !== roleEnd[r]) throw new Error('internal: the tail of a packed state is not as pack.ts writes it');
+    for (let c = 0; c < copies; c++) {
+      const at = L.fixedWords + 1 + TMA_WORDS * c;
+      if (w[at + TMA_ROLE] === r) parts.push(-1, w[at + TMA_SLOT]!, w[at + TMA_SPAN]!, w[at + TMA_BARRIER]!, w[at + TMA_BYTES]!, w[at + TMA_VALUE]!);
+    }
+    out.push(parts.join(','));
+  }
+  return out;
+}
+
+/**
+ * permuteRoles on packed words: the roles' fixed blocks and their knowledge holders move, every
+ * knowledge word has its role events renamed, copies keep the semantics' order (step.ts
+ * compareTma), and each role's tail part moves with it. Tested equal to pack(permuteRoles(unpack)).
+ */
+export function permuteWords(m: Machine, L: StateLayout, w: Int32Array, perm: Int32Array): Int32Array {
+  const events = eventPermutation(m, perm);
+  const out = w.slice();
+  const R = L.roleCount;
+  const bitsInto = (from: number, to: number): void => {
+    for (let i = 0; i < L.W; i++) out[to + i] = 0;
+    for (let i = 0; i < L.W; i++) {
+      let word = w[from + i]! >>> 0;
+      while (word !== 0) {
+        const low = word & -word;
+        const e = i * 32 + (31 - Math.clz32(low));
+        const moved = e < events.length ? events[e]! : e;
+        out[to + (moved >>> 5)] = out[to + (moved >>> 5)]! | (1 << (moved & 31));
+        word = (word ^ low) >>> 0;
+      }
+    }
+  };
+  for (let r = 0; r < R; r++) {
+    const to = perm[r]!;
+    const n = ROLE_VARS + L.varCount[r]! + L.tokenCount[r]!;
+    for (let i = 0; i < n; i++) out[L.role[to]! + i] = w[L.role[r]! + i]!;
+  }
+  // knowledge holders of the fixed part: present, then per role, then the sync objects
+  bitsInto(L.present, L.present);
+  for (let r = 0; r < R; r++) bitsInto(L.hbRoles + L.W * r, L.hbRoles + L.W * perm[r]!);
+  for (let h = L.hbRoles + L.W * R; h < L.fixedWords; h += L.W) bitsInto(h, h);
+  if (w[L.violation] !== 0) out[L.violation + 2] = perm[w[L.violation + 2]!] ?? w[L.violation + 2]!;
+  // copies in flight: renamed, then in compareTma's order (slot, span, barrier, value, bytes, role);
+  // the order moves only for two copies that differ in their issuer alone, which would land in one
+  // slot at once (a race the second issue reports), but the list must stay sorted whatever comes
+  const { copies, roleStart, roleEnd } = tailParts(L, w);
+  const copy = Array.from({ length: copies }, (_, c) => {
+    const at = L.fixedWords + 1 + TMA_WORDS * c;
+    const x = Array.from(w.subarray(at, at + TMA_WORDS));
+    x[TMA_ROLE] = perm[x[TMA_ROLE]!]!;
+    return x;
+  });
+  copy.sort((a, b) => a[TMA_SLOT]! - b[TMA_SLOT]! || a[TMA_SPAN]! - b[TMA_SPAN]! || a[TMA_BARRIER]! - b[TMA_BARRIER]! || a[TMA_VALUE]! - b[TMA_VALUE]! || a[TMA_BYTES]! - b[TMA_BYTES]! || a[TMA_ROLE]! - b[TMA_ROLE]!);
+  copy.forEach((x, c) => out.set(x, L.fixedWords + 1 + TMA_WORDS * c));
+  // role tails in the new order, each group's knowledge renamed
+  const inverse = new Int32Array(R);
+  for (let r = 0; r < R; r++) inverse[perm[r]!] = r;
+  let p = roleStart[0] ?? L.fixedWords + 1 + TMA_WORDS * copies;
+  for (let to = 0; to < R; to++) {
+    const r = inverse[to]!;
+    let q = roleStart[r]!;
+    const start = p;
+    for (let unit = 0; unit < 2; unit++) {
+      const open = w[q]!;
+      out.set(w.subarray(q, q + 1 + open), p);
+      p += 1 + open;
+      q += 1 + open;
+      const n = w[q]!;
+      out[p++] = n;
+      q++;
+      for (let g = 0; g < n; g++) {
+        const k = w[q]!;
+        out.set(w.subarray(q, q + k + 2), p);
+        bitsInto(q + k + 2, p + k + 2);
+        p += k + 2 + L.W;
+        q += k + 2 + L.W;
+      }
+    }
+    if (q !== roleEnd[r] || p - start !== roleEnd[r]! - roleStart[r]!) throw new Error('internal: a role tail moved with another length');
+  }
+  return out;
+}
+
+/** The readable state with role r renamed perm[r] everywhere, happens-before bits included. */
+export function permuteRoles(m: Machine, s: MachineState, perm: Int32Array): MachineState {
+  const events = eventPermutation(m, perm);
+  const bits = (k: Knowledge): Knowledge => permuteBits(k, events);
+  const group = (g: AsyncGroup): AsyncGroup => ({ slots: g.slots.slice(), retired: g.retired, know: bits(g.know) });
+  const roles = s.roles.slice();
+  const hbRoles = s.hb.roles.slice();
+  s.roles.forEach((r, old) => {
+    roles[perm[old]!] = { ...r, vars: r.vars.slice(), tokens: r.tokens.slice(), mmaOpen: r.mmaOpen.slice(), storeOpen: r.storeOpen.slice(), mmaGroups: r.mmaGroups.map(group), storeGroups: r.storeGroups.map(group) };
+    hbRoles[perm[old]!] = bits(s.hb.roles[old]!);
+  });
+  const out: MachineState = {
+    ...s,
+    roles,
+    arefF: s.arefF.slice(),
+    arefE: s.arefE.slice(),
+    slotValue: s.slotValue.slice(),
+    slotGeneric: s.slotGeneric.slice(),
+    barriers: s.barriers.map((b) => ({ ...b })),
+    namedCount: s.namedCount.slice(),
+    namedThreads: s.namedThreads.slice(),
+    // the copies in flight stay in the semantics' order, which ends on the issuing role
+    tma: s.tma.map((t) => ({ ...t, role: perm[t.role]! })).sort(compareTma),
+    hb: {
+      present: bits(s.hb.present),
+      roles: hbRoles,
+      barPending: s.hb.barPending.map(bits),
+      barDone: s.hb.barDone.map(bits),
+      arefSlot: s.hb.arefSlot.map(bits),
+      named: s.hb.named.map((k) => (k.length === 0 ? k : bits(k))),
+    },
+  };
+  if (s.violation) out.violation = { ...s.violation, role: perm[s.violation.role] ?? s.violation.role };
+  return out;
+}
+
+/** Event id → its id once roles are renamed: a role's fence and read events move with it; slot writes and phase bits stay. */
+function eventPermutation(m: Machine, perm: Int32Array): Int32Array {
+  const cacheKey = perm.join(',');
+  let cache = eventMaps.get(m);
+  if (cache === undefined) eventMaps.set(m, (cache = new Map()));
+  const known = cache.get(cacheKey);
+  if (known !== undefined) return known;
+  const R = m.roles.length;
+  const map = Int32Array.from({ length: m.events.count }, (_, e) => e);
+  const { fence, read, readFence } = m.events;
+  // every table is indexed (…) × R + role: entry (x, r) is renamed (x, perm[r])
+  for (const table of [fence, readFence, read]) {
+    for (let i = 0; i < table.length; i++) {
+      const e = table[i]!;
+      if (e >= 0) map[e] = table[i - (i % R) + perm[i % R]!]!;
+    }
+  }
+  cache.set(cacheKey, map);
+  return map;
+}
+/** per machine, the event maps of the renamings met so far (a class of C roles has at most C! of them) */
+const eventMaps = new WeakMap<Machine, Map<string, Int32Array>>();
+
+function permuteBits(k: Knowledge, events: Int32Array): Knowledge {
+  const out = new Array<number>(k.length).fill(0);
+  for (let w = 0; w < k.length; w++) {
+    let word = k[w]! >>> 0;
+    while (word !== 0) {
+      const low = word & -word;
+      const bit = 31 - Math.clz32(low);
+      const e = w * 32 + bit;
+      const to = e < events.length ? events[e]! : e;
+      out[to >>> 5] = (out[to >>> 5]! | (1 << (to & 31))) >>> 0;
+      word = (word ^ low) >>> 0;
+    }
+  }
+  return out;
+}
