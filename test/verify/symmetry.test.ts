@@ -190,6 +190,34 @@ function expectReplays(program: Program, r: Report): void {
 }
 
 describe('orbits', () => {
+  it('without reduction the states stored are exactly the orbits of the reachable states (ties settled)', () => {
+    for (const program of [cooperative(2, 1, 3, 3), cooperative(3, 0, 3, 3), cooperative(2, 2, 2, 5)]) {
+      const model = modelOf(program);
+      const perms = classPermutations(model);
+      // every reachable state, breadth-first, and its orbit's least encoding over all exchanges
+      const seen = new Set<string>();
+      const orbits = new Set<string>();
+      const queue = [model.initialStates()[0]!];
+      const actions: Action[] = [];
+      while (queue.length > 0) {
+        const w = queue.pop()!;
+        const k = key(w);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        orbits.add(perms.map((p) => key(permuteWords(model.machine, model.packer.layout, w, p))).sort()[0]!);
+        actions.length = 0;
+        model.actions(w, actions);
+        if (model.invariants.some((inv) => inv.check(w) !== undefined)) continue;
+        for (const a of actions) queue.push(model.nextState(w, a));
+      }
+      const sym = verifyProgram(program, { reduction: false, symmetry: true });
+      const plain = verifyProgram(program, { reduction: false, symmetry: false });
+      expect(plain.stats.states).toBe(seen.size);
+      expect(sym.stats.states).toBe(orbits.size);
+      expect(orbits.size).toBeLessThan(seen.size);
+    }
+  });
+
   it('a state is in the orbit of each of its exchanges and of no state with other positions', () => {
     const model = modelOf(cooperative(2, 1, 5, 4));
     const perms = classPermutations(model);
