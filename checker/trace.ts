@@ -74,32 +74,22 @@ function concreteTrace<S, A>(model: Model<S, A>, arena: StateArena, path: readon
     const current = model.decode(words);
     actions.length = 0;
     model.actions(current, actions);
-    const order = [step.index, ...actions.keys()];
-    let taken = -1;
-    let next: S | undefined;
-    for (const i of order) {
-      const action = actions[i];
-      if (action === undefined) continue;
-      const candidate = model.nextState(current, action);
-      if (arena.equals(step.id, model.encode(canonical(candidate)))) {
-        taken = i;
-        next = candidate;
-        break;
-      }
-    }
+    // the stored index first (it is the action whenever the run and the representative agree)
+    const order = [step.index, ...[...actions.keys()].filter((i) => i !== step.index)].filter((i) => actions[i] !== undefined);
+    const successors = new Map<number, S>(); // each successor made once, only when asked for
+    const successor = (i: number): S => {
+      let c = successors.get(i);
+      if (c === undefined) successors.set(i, (c = model.nextState(current, actions[i]!)));
+      return c;
+    };
+    let taken = order.find((i) => arena.equals(step.id, model.encode(canonical(successor(i)))));
     // where the representative was not the same for the whole orbit, match orbits instead
-    if (taken < 0 && model.sameOrbit) {
-      const stored = arena.view(step.id);
-      for (const i of actions.keys()) {
-        const candidate = model.nextState(current, actions[i]!);
-        if (model.sameOrbit(candidate, model.decode(stored))) {
-          taken = i;
-          next = candidate;
-          break;
-        }
-      }
+    if (taken === undefined && model.sameOrbit) {
+      const stored = model.decode(arena.view(step.id));
+      taken = order.find((i) => model.sameOrbit!(successor(i), stored));
     }
-    if (taken < 0 || next === undefined) throw new Error(`trace: no action of step ${depth} leads into the stored orbit (the model's symmetry is not one of its transitions)`);
+    if (taken === undefined) throw new Error(`trace: no action of step ${depth} leads into the stored orbit (the model's symmetry is not one of its transitions)`);
+    const next = successor(taken);
     words = model.encode(next).slice();
     steps.push(lazyStep({ action: actions[taken]!, actionIndex: taken, depth }, decodedCopy(model, words)));
   }

@@ -2,22 +2,10 @@
 // (`permuteRoles`) and the same on packed words (`permuteWords`, tested equal to it), with the
 // signatures that tell roles apart without naming a role or an event.
 import type { Machine } from './machine.ts';
-import type { AsyncGroup, MachineState } from './state.ts';
+import { cloneState, type MachineState } from './state.ts';
 import type { Knowledge } from './bits.ts';
 import { ROLE_VARS, TMA_BARRIER, TMA_BYTES, TMA_ROLE, TMA_SLOT, TMA_SPAN, TMA_VALUE, TMA_WORDS, type StateLayout } from './layout.ts';
 import { compareTma } from './step.ts';
-
-/**
- * What a role's async work looks like, without naming any role or event: the slots of its open
- * and committed wgmma and store groups, and the copies it has in flight. An exchange of roles
- * moves it with the role.
- */
-export function signature(s: MachineState, r: number): string {
-  const role = s.roles[r]!;
-  const groups = (gs: readonly AsyncGroup[]): string => gs.map((g) => `${g.slots.join('.')}${g.retired ? 'r' : ''}`).join('/');
-  const copies = s.tma.filter((t) => t.role === r).map((t) => `${t.slot}.${t.span}.${t.barrier}.${t.bytes}.${t.value}`);
-  return `${role.mmaOpen.join('.')}|${groups(role.mmaGroups)}|${role.storeOpen.join('.')}|${groups(role.storeGroups)}|${copies.join('/')}`;
-}
 
 /**
  * Where the tail's parts lie: the copies in flight (count, then TMA_WORDS each), then per role its
@@ -47,7 +35,11 @@ function tailParts(L: StateLayout, w: Int32Array): { copies: number; roleStart: 
   return { copies, roleStart, roleEnd };
 }
 
-/** Each role's signature (see `signature`) read from the words: its tail part without knowledge, and its copies in flight. */
+/**
+ * What each role's async work looks like, without naming any role or event: its open and
+ * committed wgmma and store groups without their knowledge, and the copies it has in flight. An
+ * exchange of roles moves it with the role.
+ */
 export function wordSignatures(L: StateLayout, w: Int32Array): string[] {
   const { copies, roleStart, roleEnd } = tailParts(L, w);
   const out: string[] = [];
@@ -112,14 +104,20 @@ export function permuteWords(m: Machine, L: StateLayout, w: Int32Array, perm: In
   // the order moves only for two copies that differ in their issuer alone, which would land in one
   // slot at once (a race the second issue reports), but the list must stay sorted whatever comes
   const { copies, roleStart, roleEnd } = tailParts(L, w);
-  const copy = Array.from({ length: copies }, (_, c) => {
+  const flights = Array.from({ length: copies }, (_, c) => {
     const at = L.fixedWords + 1 + TMA_WORDS * c;
-    const x = Array.from(w.subarray(at, at + TMA_WORDS));
-    x[TMA_ROLE] = perm[x[TMA_ROLE]!]!;
-    return x;
+    return { slot: w[at + TMA_SLOT]!, span: w[at + TMA_SPAN]!, barrier: w[at + TMA_BARRIER]!, bytes: w[at + TMA_BYTES]!, value: w[at + TMA_VALUE]!, role: perm[w[at + TMA_ROLE]!]! };
   });
-  copy.sort((a, b) => a[TMA_SLOT]! - b[TMA_SLOT]! || a[TMA_SPAN]! - b[TMA_SPAN]! || a[TMA_BARRIER]! - b[TMA_BARRIER]! || a[TMA_VALUE]! - b[TMA_VALUE]! || a[TMA_BYTES]! - b[TMA_BYTES]! || a[TMA_ROLE]! - b[TMA_ROLE]!);
-  copy.forEach((x, c) => out.set(x, L.fixedWords + 1 + TMA_WORDS * c));
+  flights.sort(compareTma);
+  flights.forEach((t, c) => {
+    const at = L.fixedWords + 1 + TMA_WORDS * c;
+    out[at + TMA_SLOT] = t.slot;
+    out[at + TMA_SPAN] = t.span;
+    out[at + TMA_BARRIER] = t.barrier;
+    out[at + TMA_BYTES] = t.bytes;
+    out[at + TMA_VALUE] = t.value;
+    out[at + TMA_ROLE] = t.role;
+  });
   // role tails in the new order, each group's knowledge renamed
   const inverse = new Int32Array(R);
   for (let r = 0; r < R; r++) inverse[perm[r]!] = r;
@@ -153,35 +151,26 @@ export function permuteWords(m: Machine, L: StateLayout, w: Int32Array, perm: In
 export function permuteRoles(m: Machine, s: MachineState, perm: Int32Array): MachineState {
   const events = eventPermutation(m, perm);
   const bits = (k: Knowledge): Knowledge => permuteBits(k, events);
-  const group = (g: AsyncGroup): AsyncGroup => ({ slots: g.slots.slice(), retired: g.retired, know: bits(g.know) });
-  const roles = s.roles.slice();
-  const hbRoles = s.hb.roles.slice();
-  s.roles.forEach((r, old) => {
-    roles[perm[old]!] = { ...r, vars: r.vars.slice(), tokens: r.tokens.slice(), mmaOpen: r.mmaOpen.slice(), storeOpen: r.storeOpen.slice(), mmaGroups: r.mmaGroups.map(group), storeGroups: r.storeGroups.map(group) };
-    hbRoles[perm[old]!] = bits(s.hb.roles[old]!);
+  const out = cloneState(s);
+  const roles = out.roles.slice();
+  const hbRoles = out.hb.roles.slice();
+  out.roles.forEach((r, old) => {
+    for (const g of [...r.mmaGroups, ...r.storeGroups]) g.know = bits(g.know);
+    roles[perm[old]!] = r;
+    hbRoles[perm[old]!] = bits(out.hb.roles[old]!);
   });
-  const out: MachineState = {
-    ...s,
-    roles,
-    arefF: s.arefF.slice(),
-    arefE: s.arefE.slice(),
-    slotValue: s.slotValue.slice(),
-    slotGeneric: s.slotGeneric.slice(),
-    barriers: s.barriers.map((b) => ({ ...b })),
-    namedCount: s.namedCount.slice(),
-    namedThreads: s.namedThreads.slice(),
-    // the copies in flight stay in the semantics' order, which ends on the issuing role
-    tma: s.tma.map((t) => ({ ...t, role: perm[t.role]! })).sort(compareTma),
-    hb: {
-      present: bits(s.hb.present),
-      roles: hbRoles,
-      barPending: s.hb.barPending.map(bits),
-      barDone: s.hb.barDone.map(bits),
-      arefSlot: s.hb.arefSlot.map(bits),
-      named: s.hb.named.map((k) => (k.length === 0 ? k : bits(k))),
-    },
-  };
-  if (s.violation) out.violation = { ...s.violation, role: perm[s.violation.role] ?? s.violation.role };
+  out.roles = roles;
+  const hb = out.hb;
+  hb.roles = hbRoles;
+  hb.present = bits(hb.present);
+  hb.barPending = hb.barPending.map(bits);
+  hb.barDone = hb.barDone.map(bits);
+  hb.arefSlot = hb.arefSlot.map(bits);
+  hb.named = hb.named.map((k) => (k.length === 0 ? k : bits(k)));
+  // the copies in flight stay in the semantics' order, which ends on the issuing role
+  for (const t of out.tma) t.role = perm[t.role]!;
+  out.tma.sort(compareTma);
+  if (out.violation) out.violation.role = perm[out.violation.role] ?? out.violation.role;
   return out;
 }
 

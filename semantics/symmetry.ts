@@ -9,7 +9,7 @@ import { READER_KINDS } from './events.ts';
 import type { Machine } from './machine.ts';
 import type { StatePacker } from './pack.ts';
 import { ROLE_VARS } from './layout.ts';
-import { permuteWords, signature, wordSignatures } from './permute.ts';
+import { permuteWords, wordSignatures } from './permute.ts';
 import type { Stmt } from '../src/ir/program.ts';
 
 /**
@@ -102,12 +102,12 @@ class Canonicalizer implements RoleSymmetry {
    */
   sameOrbit(a: Int32Array, b: Int32Array): boolean {
     const target = this.withoutMessage(b);
-    const sa = this.packer.decode(a);
-    const sb = this.packer.decode(b);
+    const sa = wordSignatures(this.packer.layout, a);
+    const sb = wordSignatures(this.packer.layout, b);
     const options: number[][] = []; // per position of b (in role order), the roles of a that may go there
     for (let p = 0; p < this.m.roles.length; p++) options.push([p]);
     for (const cls of this.classes) {
-      for (const p of cls) options[p] = cls.filter((r) => this.compareBlocksAcross(a, r, b, p) === 0 && signature(sa, r) === signature(sb, p));
+      for (const p of cls) options[p] = cls.filter((r) => this.compareBlocksAcross(a, r, b, p) === 0 && sa[r] === sb[p]);
     }
     const perm = new Int32Array(this.m.roles.length).fill(-1);
     const used = new Set<number>();
