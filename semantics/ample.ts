@@ -56,7 +56,10 @@ export class AmpleSets {
     const ctx = this.closure;
     ctx.reset(s, actions);
     let best: number[] | undefined;
-    // seeds: copies first (they are the bulk of the interleavings), then units, then roles
+    // seeds: copies first (they are the bulk of the interleavings), then roles, then units. A unit's
+    // retirement reads slots that producers' futures write, so its closure often grows to every
+    // action after several runs of the stuck analysis; a role's mostly stops at its own wait
+    // (measured: mbarrier D4 P1 C2 K1024 went from 4.0 to 1.1 analyses a state, 1.5 s to 0.95 s)
     const order = actions.map((_, i) => i).sort((x, y) => rank(actions[x]!) - rank(actions[y]!));
     for (const i of order) {
       // a later seed is taken only when its set is strictly smaller: stop building it at that size
@@ -80,7 +83,7 @@ function marksFor(o: ObjectSpace): Uint8Array {
   return m;
 }
 
-const rank = (a: Action): number => (a.kind === 'land' ? 0 : a.kind === 'retire' ? 1 : 2);
+const rank = (a: Action): number => (a.kind === 'land' ? 0 : a.kind === 'role' ? 1 : 2);
 
 /** Process ids: roles 0..R-1, units R + 2r + (store), copies R + 2R + i. */
 class Closure {
