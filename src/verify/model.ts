@@ -134,6 +134,7 @@ export function packedModelOfMachine(machine: Machine): PackedProgramModel {
     blocks: packer.layout.collapseBlocks(),
     ...naming(machine),
     progress: (w) => rules.progress(w),
-    ample: (w, actions) => ample().choose(packer.decode(w), actions),
+    // one action, or a violation, is never reduced (choose says so): skip decoding the state for it
+    ample: (w, actions) => (actions.length <= 1 || w[at] !== 0 ? undefined : ample().choose(packer.decode(w), actions)),
   };
 }
