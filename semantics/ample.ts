@@ -60,13 +60,15 @@ export class AmpleSets {
     // retirement reads slots that producers' futures write, so its closure often grows to every
     // action after several runs of the stuck analysis; a role's mostly stops at its own wait
     // (measured: mbarrier D4 P1 C2 K1024 went from 4.0 to 1.1 analyses a state, 1.5 s to 0.95 s)
-    const order = actions.map((_, i) => i).sort((x, y) => rank(actions[x]!) - rank(actions[y]!));
-    for (const i of order) {
-      // a later seed is taken only when its set is strictly smaller: stop building it at that size
-      const set = ctx.from(actions[i]!, best?.length ?? actions.length);
-      if (set === undefined) continue;
-      best = set;
-      if (best.length === 1) break;
+    seeds: for (const kind of SEED_ORDER) {
+      for (let i = 0; i < actions.length; i++) {
+        if (actions[i]!.kind !== kind) continue;
+        // a later seed is taken only when its set is strictly smaller: stop building it at that size
+        const set = ctx.from(actions[i]!, best?.length ?? actions.length);
+        if (set === undefined) continue;
+        best = set;
+        if (best.length === 1) break seeds;
+      }
     }
     return best !== undefined && best.length < actions.length ? best.sort((x, y) => x - y) : undefined;
   }
@@ -83,7 +85,10 @@ function marksFor(o: ObjectSpace): Uint8Array {
   return m;
 }
 
-const rank = (a: Action): number => (a.kind === 'land' ? 0 : a.kind === 'role' ? 1 : 2);
+/** Seeds by kind, in the order choose tries them (every kind of action, checked below). */
+const SEED_ORDER = ['land', 'role', 'retire'] as const satisfies readonly Action['kind'][];
+const everyKindSeeds: Exclude<Action['kind'], (typeof SEED_ORDER)[number]> extends never ? true : never = true;
+void everyKindSeeds;
 
 /** Process ids: roles 0..R-1, units R + 2r + (store), copies R + 2R + i. */
 class Closure {
