@@ -130,3 +130,24 @@ export class StateLayout {
     return blocks;
   }
 }
+
+/**
+ * Where the tail's lists lie in packed state w, as pack.ts writes them: per role r and unit u (0
+ * wgmma, 1 TMA store), the first word of its open list at open[2r + u] and of its committed groups
+ * at groups[2r + u] (a list is [n, items…], the groups [n, groups…] with a group [n, slots…,
+ * retired, know (W words)]). Returns the first word past the tail.
+ */
+export function indexTail(L: StateLayout, w: ArrayLike<number>, open: Int32Array, groups: Int32Array): number {
+  let p = L.fixedWords;
+  p += 1 + TMA_WORDS * w[p]!;
+  for (let r = 0; r < L.roleCount; r++) {
+    for (let u = 0; u < 2; u++) {
+      open[2 * r + u] = p;
+      p += 1 + w[p]!;
+      groups[2 * r + u] = p;
+      const n = w[p++]!;
+      for (let g = 0; g < n; g++) p += 1 + w[p]! + 1 + L.W;
+    }
+  }
+  return p;
+}

@@ -7,6 +7,7 @@
 // encode(step(s)) = packedStep(encode(s)) on states of every op family.
 import { READ_GENERIC, READ_STORE, READ_WGMMA, NO_TOKEN, BAR_WAITING, PHASE_BITS } from './state.ts';
 import {
+  indexTail,
   BAR_EXPECTED,
   BAR_OBSERVED,
   BAR_PENDING,
@@ -135,19 +136,7 @@ export class PackedRules {
 
   /** Recompute the tail index (after any change to the tail's lengths). */
   private index(): void {
-    const w = this.w;
-    const W = this.L.W;
-    let p = this.L.fixedWords;
-    p += 1 + TMA_WORDS * w[p]!;
-    for (let r = 0; r < this.L.roleCount; r++) {
-      for (let u = 0; u < 2; u++) {
-        this.openAt[2 * r + u] = p;
-        p += 1 + w[p]!;
-        this.groupsAt[2 * r + u] = p;
-        const g = w[p++]!;
-        for (let j = 0; j < g; j++) p += 1 + w[p]! + 1 + W;
-      }
-    }
+    indexTail(this.L, this.w, this.openAt, this.groupsAt);
   }
 
   /** Replace `remove` words at `at` by `insert` (the tail's lists grow and shrink this way). */

@@ -4,35 +4,21 @@
 import type { Machine } from './machine.ts';
 import { cloneState, type MachineState } from './state.ts';
 import type { Knowledge } from './bits.ts';
-import { ROLE_VARS, TMA_BARRIER, TMA_BYTES, TMA_ROLE, TMA_SLOT, TMA_SPAN, TMA_VALUE, TMA_WORDS, type StateLayout } from './layout.ts';
+import { indexTail, ROLE_VARS, TMA_BARRIER, TMA_BYTES, TMA_ROLE, TMA_SLOT, TMA_SPAN, TMA_VALUE, TMA_WORDS, type StateLayout } from './layout.ts';
 import { compareTma } from './step.ts';
 
-/**
- * Where the tail's parts lie: the copies in flight (count, then TMA_WORDS each), then per role its
- * open wgmma list, wgmma groups, open store list and store groups ([n, items…] and [n, groups…]
- * with a group [n, slots…, retired, know (W words)]), as pack.ts writes them.
- */
+/** Where the tail's parts lie: the copies in flight (count, then TMA_WORDS each), then each role's lists (layout.ts indexTail). */
 function tailParts(L: StateLayout, w: Int32Array): { copies: number; roleStart: Int32Array; roleEnd: Int32Array } {
   const R = L.roleCount;
+  const open = new Int32Array(2 * R);
+  const end = indexTail(L, w, open, new Int32Array(2 * R));
   const roleStart = new Int32Array(R);
   const roleEnd = new Int32Array(R);
-  let p = L.fixedWords;
-  const copies = w[p]!;
-  p += 1 + TMA_WORDS * copies;
-  const list = (): void => void (p += 1 + w[p]!);
-  const groups = (): void => {
-    const n = w[p++]!;
-    for (let g = 0; g < n; g++) p += 1 + w[p]! + 1 + L.W;
-  };
   for (let r = 0; r < R; r++) {
-    roleStart[r] = p;
-    list();
-    groups();
-    list();
-    groups();
-    roleEnd[r] = p;
+    roleStart[r] = open[2 * r]!;
+    roleEnd[r] = r + 1 < R ? open[2 * r + 2]! : end;
   }
-  return { copies, roleStart, roleEnd };
+  return { copies: w[L.fixedWords]!, roleStart, roleEnd };
 }
 
 /**
