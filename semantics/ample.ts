@@ -60,10 +60,9 @@ export class AmpleSets {
     // retried: the unit seeds cut short in their first pass (SEED_PASSES)
     const retry = this.retry;
     retry.length = 0;
-    passes: for (const { kind, analyses } of SEED_PASSES) {
-      const again = analyses === Infinity && kind === 'retire';
+    passes: for (const { kind, analyses, cutShortOnly } of SEED_PASSES) {
       for (let i = 0; i < actions.length; i++) {
-        if (actions[i]!.kind !== kind || (again && !retry.includes(i))) continue;
+        if (actions[i]!.kind !== kind || (cutShortOnly && !retry.includes(i))) continue;
         // a later seed is taken only when its set is strictly smaller: stop building it at that size
         const set = ctx.from(actions[i]!, best?.length ?? actions.length, analyses);
         if (set === GREW) retry.push(i);
@@ -101,11 +100,11 @@ function marksFor(o: ObjectSpace): Uint8Array {
  * from 3,303 states to 17,118; these passes keep DeepGEMM at 3,303 and take C6 to 5.2 s.
  */
 const SEED_PASSES = [
-  { kind: 'land', analyses: Infinity },
-  { kind: 'retire', analyses: 1 },
-  { kind: 'role', analyses: Infinity },
-  { kind: 'retire', analyses: Infinity },
-] as const satisfies readonly { kind: Action['kind']; analyses: number }[];
+  { kind: 'land', analyses: Infinity, cutShortOnly: false },
+  { kind: 'retire', analyses: 1, cutShortOnly: false },
+  { kind: 'role', analyses: Infinity, cutShortOnly: false },
+  { kind: 'retire', analyses: Infinity, cutShortOnly: true },
+] as const satisfies readonly { kind: Action['kind']; analyses: number; cutShortOnly: boolean }[];
 const everyKindSeeds: Exclude<Action['kind'], (typeof SEED_PASSES)[number]['kind']> extends never ? true : never = true;
 void everyKindSeeds;
 
