@@ -29,6 +29,11 @@ export interface Family {
   prologue(b: PtxBuilder, regs: KernelRegs): void;
   /** Called when a role's code begins (e.g. zeroing accumulators). */
   roleStart(r: RoleCtx): void;
+  /**
+   * Whether the family realizes `wgmma.issue` of a role with no `read` as generic loads (stream):
+   * such a role then reads the slot through the generic proxy, and the M14 rule applies to it.
+   */
+  readonly issueIsGeneric?: boolean;
   /** tma.load, read, write, wgmma.issue. */
   emitDataOp(r: RoleCtx, op: Op, scope: Scope, loc: Loc | undefined): void;
   /** Code after a consumer role's body (the gemm epilogue). */

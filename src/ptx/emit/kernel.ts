@@ -186,7 +186,7 @@ function emitRole(
   b.ins(`sub.u32 ${tidInRole}, ${regs.tid}, ${128 * placed.wg}`);
   const elect = b.reg('p');
   b.ins(`setp.eq.u32 ${elect}, ${tidInRole}, 0`);
-  const generic = issues(role.body, 'read') || issues(role.body, 'write');
+  const generic = issues(role.body, 'read') || issues(role.body, 'write') || (family.issueIsGeneric === true && issues(role.body, 'wgmma.issue'));
   const ctx: RoleCtx = {
     b,
     ex: new ExprCompiler(b, `role ${role.name}`),

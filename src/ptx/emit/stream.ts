@@ -85,6 +85,7 @@ export function streamFamily(plan: KernelPlan, options: EmitOptions): Family {
   return {
     kernel: 'stream',
     args: ARGS,
+    issueIsGeneric: true,
     extraSmem: 0,
     prologue(b: PtxBuilder): void {
       b.comment('stream arguments: this CTA handles chunks ctaid.x*stride + e');
@@ -130,8 +131,14 @@ export function streamFamily(plan: KernelPlan, options: EmitOptions): Family {
           return;
         case 'wgmma.issue':
           // No tensor-core work in this kernel: when the role has no `read`, the issue is the
-          // slot's (synchronous, generic) use; its commit is a real, empty wgmma group.
-          if (!issues(r.placed.role.body, 'read')) computeChunk(r, op.target, op.expect, scope, loc);
+          // slot's (synchronous, generic) use; its commit is a real, empty wgmma group. A wgmma
+          // reads through the async proxy, so the program has no proxy fence before the slot's
+          // release: these generic loads need their own, or the producer's next copy into the
+          // slot is a cross-proxy write-after-read (found by lifting the emitted kernel).
+          if (!issues(r.placed.role.body, 'read')) {
+            computeChunk(r, op.target, op.expect, scope, loc);
+            b.ins('fence.proxy.async.shared::cta');
+          }
           if (op.commit) b.ins('wgmma.commit_group.sync.aligned');
           return;
         case 'write': {
