@@ -6,10 +6,11 @@ import { InputError } from './diag.ts';
 import type { Level, Program } from './ir/program.ts';
 import { liftPtxFile, type LiftOptions } from './ptx/lift/lift.ts';
 import { parsePtx } from './ptx/parse/parser.ts';
-import { verifyProgram, type Report, type VerifyOptions } from './verify.ts';
+import { DEFAULT_LIMITS, verifyProgram, type Report, type VerifyOptions } from './verify.ts';
 import { verifyEveryK } from './every-k/verify.ts';
 import { parseAnyValue } from './every-k/any-value.ts';
 import { verifyPtxModule } from './verify/ptx.ts';
+import { openLaunchValue, verifyEveryLaunchValue } from './verify/ptx-every-value.ts';
 import { reportToSarif } from './verify/sarif.ts';
 import { toPromela as exportPromela, type PromelaModel } from './promela/export.ts';
 
@@ -110,7 +111,11 @@ export function verifyPtx(ptx: string, options: VerifyPtxOptions & { readonly fi
     ...(onProgress !== undefined ? { onProgress } : {}),
   };
   const liftOpts = liftOptions('verifyPtx', lift);
-  return verifyPtxModule(parsePtx(ptx, name), name, liftOpts, noSweep !== true, (program) => verify(program, verifyOptions)).report;
+  const module = parsePtx(ptx, name);
+  // a launch value left open ('any'): scanned, a bounded result (verify/ptx-every-value.ts)
+  const open = openLaunchValue(module, liftOpts, parseAnyValue);
+  if (open) return verifyEveryLaunchValue(module, name, open.rest, open.open, maxMs ?? DEFAULT_LIMITS.maxMs, (program, ms) => verify(program, { ...verifyOptions, maxMs: ms })).report;
+  return verifyPtxModule(module, name, liftOpts, noSweep !== true, (program) => verify(program, verifyOptions)).report;
 }
 
 /** The report as a SARIF 2.1.0 log (an object; JSON.stringify it). */

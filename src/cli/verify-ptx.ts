@@ -1,11 +1,16 @@
 // `arefcheck verify kernel.ptx`: lift the kernel at the launch values of a bounded sweep (the
 // user's, defaults for the rest, and the depth-driving values raised — sweep.ts), check each
 // lifted program, and report the worst verdict with what it covers and what the lifter assumed.
+// With one launch value left open (`--param NAME=any`), that value is scanned instead
+// (verify/ptx-every-value.ts): a bounded result, never a proof.
 import { InputError } from '../diag.ts';
 import { parseDims, type LiftOptions } from '../ptx/lift/lift.ts';
 import { parsePtx } from '../ptx/parse/parser.ts';
 import { readInputFile } from '../read-input.ts';
 import { verifyPtxModule } from '../verify/ptx.ts';
+import { openLaunchValue, verifyEveryLaunchValue } from '../verify/ptx-every-value.ts';
+import { parseAnyValue } from '../every-k/any-value.ts';
+import { DEFAULT_LIMITS } from '../verify.ts';
 import { ttgirBoxes, tritonCacheBoxes } from '../ptx/lift/ttgir.ts';
 import { flagBoolean, flagInt, flagString, flagStrings, type CommandLine } from './args.ts';
 import { checkWithProgress, printReport, type VerificationRun } from './verification.ts';
@@ -58,6 +63,10 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
 
 /** Lift, check every launch point, print the worst report; returns the exit code. */
 export function verifyPtxFile(file: string, flags: PtxFlags, run: VerificationRun): number {
-  const { report, program } = verifyPtxModule(parsePtx(readInputFile(file), file), file, flags.options, flags.sweep, (p) => checkWithProgress(p, run), flags.namedBoxes);
+  const module = parsePtx(readInputFile(file), file);
+  const open = openLaunchValue(module, flags.options, parseAnyValue);
+  const { report, program } = open
+    ? verifyEveryLaunchValue(module, file, open.rest, open.open, run.maxMs ?? DEFAULT_LIMITS.maxMs, (p, maxMs) => checkWithProgress(p, { ...run, maxMs }))
+    : verifyPtxModule(module, file, flags.options, flags.sweep, (p) => checkWithProgress(p, run), flags.namedBoxes);
   return printReport(report, program, run);
 }

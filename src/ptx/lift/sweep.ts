@@ -23,11 +23,11 @@ export interface LaunchPoint {
 }
 
 /** Probe values, ascending: element counts (K = 1024 is 16 k-blocks of 64) and tile counts alike. */
-const LADDER = [2n, 3n, 4n, 6n, 8n, 12n, 16n, 24n, 32n, 48n, 64n, 96n, 128n, 192n, 256n, 384n, 512n, 768n, 1024n, 1536n, 2048n, 3072n, 4096n] as const;
+export const LADDER = [2n, 3n, 4n, 6n, 8n, 12n, 16n, 24n, 32n, 48n, 64n, 96n, 128n, 192n, 256n, 384n, 512n, 768n, 1024n, 1536n, 2048n, 3072n, 4096n] as const;
 /** A probe run may execute this many instructions (the defaults' run gets the user's budget). */
 const PROBE_STEPS = 1_000_000;
 /** A swept run may record this many events (the model grows with them). */
-const MAX_EVENTS = 6_000;
+export const MAX_EVENTS = 6_000;
 /** Ladder steps a balanced point may raise its other value by. */
 const BALANCE_STEPS = 8;
 /** Rounds of raising one more value on top of the last one chosen. */
