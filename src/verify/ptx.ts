@@ -136,6 +136,12 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
       `tensormap.* at line${updates.length > 1 ? 's' : ''} ${shown}: the kernel rewrites TMA descriptors in global memory; their staging in shared memory is checked as writes and reads, but which descriptor a copy uses, and the tensormap proxy fences, are not modelled: each copy is taken to use the descriptor meant for it`,
     );
   }
+  const polled = facts.polled ?? [];
+  if (polled.length > 0) {
+    out.push(
+      `test_wait at line${polled.length > 1 ? 's' : ''} ${polled.join(', ')} is polled (it returned false while its phase was pending, and the kernel went on with other work): its outcomes depend on timing, and the program follows those of the lifter's one schedule, each true one a wait where it fell; other orders of the polled work are not checked`,
+    );
+  }
   if (facts.stuck) out.push(`the concrete run hung (${facts.stuck})${facts.forcedWaits ? `; ${facts.forcedWaits} waits were let past to record the rest` : ''}`);
   return out;
 }

@@ -87,9 +87,64 @@ describe('lanes and divergence', () => {
     expect(roleText(lift({ body }), 0)).toEqual(['arrive bar[0] 7', 'arrive bar[0] 3']);
   });
 
-  it('a spin loop around try_wait is one wait, whichever lanes spin', () => {
+  it('a spin loop around try_wait is one wait, whichever lanes spin; a test_wait on a pending phase waits for nothing', () => {
+    // phase 0 of bar[0] never completes: the test_wait returns false and the kernel goes on
     const body = `${INIT}$L_spin:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p5, [bar], 1;\n\t@!%p5 bra $L_spin;\n\tmbarrier.test_wait.parity.shared::cta.b64 %p6, [bar+0], 0;`;
-    expect(roleText(lift({ body }), 0)).toEqual(['wait bar[0] 1', 'wait bar[0] 0']);
+    expect(roleText(lift({ body }), 0)).toEqual(['wait bar[0] 1']);
+  });
+
+  it('a test_wait the kernel polls while it does other work: the other work goes on, and the wait is recorded where it passed', () => {
+    // warp 0 polls bar[1] ("done") and, until it has, arrives once on bar[0] ("full"); warp 1 waits
+    // for full, then arrives on done. Taken as blocking (before 2026-11-27), warp 0 waited for done
+    // before its arrive: a deadlock the kernel does not have (ThunderKittens' lcsf producer polls so)
+    const body = [
+      INIT,
+      '	mov.u32 %r2, %laneid;', '	setp.eq.u32 %p2, %r2, 0;', '	setp.ge.u32 %p3, %r1, 32;', '	@%p3 bra $L_consumer;',
+      '	mov.u32 %r9, 0;',
+      '$L_poll:', '	mbarrier.test_wait.parity.shared::cta.b64 %p4, [bar+8], 0;', '	@%p4 bra $L_end;',
+      '	setp.ne.u32 %p5, %r9, 0;', '	@%p5 bra $L_poll;',
+      '	@%p2 mbarrier.arrive.shared::cta.b64 _, [bar];', '	mov.u32 %r9, 1;', '	bra.uni $L_poll;',
+      '$L_consumer:', '	mbarrier.try_wait.parity.shared::cta.b64 %p6, [bar], 0;', '	@!%p6 bra $L_consumer;',
+      '	@%p2 mbarrier.arrive.shared::cta.b64 _, [bar+8];',
+      '$L_end:',
+    ].join('\n');
+    const k = parsePtx(ptx({ body, block: 64 }), 'k.ptx');
+    const lifted = liftKernelWithFacts(k);
+    expect(roleText(lifted.program, 0)).toEqual(['arrive bar[0] 1', 'wait bar[1] 0']);
+    expect(roleText(lifted.program, 1)).toEqual(['wait bar[0] 0', 'arrive bar[1] 1']);
+    expect(lifted.facts.polled).toEqual([lineOf({ body, block: 64 }, 'test_wait')]);
+    expect(verifyProgram(lifted.program).verdict).toBe('verified');
+    const report = verifyPtx(ptx({ body, block: 64 }), { noSweep: true });
+    expect(report.notes?.some((n) => /^test_wait at line \d+ is polled/.test(n))).toBe(true);
+  });
+
+  it('one launch has one value per byte: a struct field read as u32 by one warp and as u64 by another reads the same number', () => {
+    // ThunderKittens reads a size_t dim as u32 in its consumers and as u64 in its producer: the
+    // u64 default (0, a null pointer) and the u32 one (1) gave the two warps different work.
+    // Warp 0 arrives once per unit of the field; warp 1 waits once per unit.
+    const read = (wide: boolean, reg: string) => (wide ? `\tld.param.u64 %rd1, [k_s+8];\n\tcvt.u32.u64 ${reg}, %rd1;` : `\tld.param.u32 ${reg}, [k_s+8];`);
+    const body = (firstWide: boolean) =>
+      [
+        INIT,
+        '\tmov.u32 %r2, %laneid;', '\tsetp.eq.u32 %p2, %r2, 0;', '\tsetp.ge.u32 %p3, %r1, 32;', '\t@%p3 bra $L_second;',
+        read(firstWide, '%r4'), '\tmov.u32 %r10, 0;',
+        '$L_a:', '\tsetp.ge.u32 %p7, %r10, %r4;', '\t@%p7 bra $L_end;',
+        '\t@%p2 mbarrier.arrive.shared::cta.b64 _, [bar];', '\tadd.s32 %r10, %r10, 1;', '\tbra.uni $L_a;',
+        '$L_second:', read(!firstWide, '%r5'), '\tmov.u32 %r10, 0;',
+        '$L_b:', '\tsetp.ge.u32 %p7, %r10, %r5;', '\t@%p7 bra $L_end;', '\tand.b32 %r11, %r10, 1;',
+        '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p6, [bar], %r11;', '\t@!%p6 bra $L_w;',
+        '\tadd.s32 %r10, %r10, 1;', '\tbra.uni $L_b;',
+        '$L_end:',
+      ].join('\n');
+    for (const wide of [false, true]) {
+      const lifted = liftKernelWithFacts(parsePtx(ptx({ body: body(wide), block: 64, params: '.param .align 8 .b8 k_s[16]' }), 'k.ptx'));
+      const all = lifted.program.roles.flatMap((_, r) => roleText(lifted.program, r));
+      const count = (kind: string) => all.filter((t) => t.startsWith(`${kind} bar[0]`)).length;
+      // whichever warp reads first, both read 1: a field some warp reads as a 32-bit count is a count
+      expect([count('arrive'), count('wait')]).toEqual([1, 1]);
+      expect(lifted.facts.launch.find((l) => l.v.key === 'k_s+8')).toMatchObject({ value: '1', given: false });
+      expect(verifyProgram(lifted.program).verdict).toBe('verified');
+    }
   });
 });
 

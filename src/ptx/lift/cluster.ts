@@ -41,6 +41,8 @@ export interface ClusterRun {
   readonly complete: boolean;
   /** lines of the tensormap.* instructions that ran (descriptor updates the model does not follow) */
   readonly descriptorUpdates: readonly number[];
+  /** lines of test_wait that returned false at least once (a polling kernel: one schedule's outcomes) */
+  readonly polled: readonly number[];
 }
 
 /** Waits a hung run may be let past before the lifter gives up on recording the rest. */
@@ -63,9 +65,10 @@ export function runCluster(
   const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
   // what the run recorded, however it ended: each warp's events, and the descriptor updates it ran
-  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates'> => ({
+  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'polled'> => ({
     warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })),
     descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b),
+    polled: [...sim.polled].sort((a, b) => a - b),
   });
   for (let rank = 0; rank < nctas; rank++) {
     const clusterCtaid: [number, number, number] = [rank % cx, Math.floor(rank / cx) % cy, Math.floor(rank / (cx * cy))];
@@ -90,6 +93,8 @@ export function runCluster(
         return sim.cta(b.cta).namedBarrier(b.id).generation > b.generation;
       case 'cluster':
         return sim.clusterGeneration > b.generation;
+      case 'poll':
+        return true;
     }
   };
   let stuck: { cta: number; warp: number; loc: Loc }[] | undefined;
@@ -98,8 +103,11 @@ export function runCluster(
     let progress = false;
     for (const r of runners) {
       if (r.done || (r.blocked && !canGo(r.blocked))) continue;
+      // a warp that polled, and polls again having recorded nothing, changed nothing another
+      // warp waits for: a pass of such steps alone is a hang (it would poll for ever)
+      const polling = r.blocked?.kind === 'poll';
+      const before = r.interp.events.length;
       r.blocked = undefined;
-      progress = true;
       const live = r.interp.live;
       const step = r.gen.next();
       if (step.done) {
@@ -108,13 +116,14 @@ export function runCluster(
       } else {
         r.blocked = step.value;
       }
+      if (!polling || r.done || r.blocked?.kind !== 'poll' || r.interp.events.length !== before) progress = true;
     }
     if (runners.every((r) => r.done)) break;
     if (!progress) {
       // hung: remember where, then let the first warp blocked on an mbarrier past its wait so
       // the rest of every warp's schedule is recorded (the checker finds the hang in the model)
       if (!stuck) stuck = runners.flatMap((r) => (!r.done && r.blocked ? [{ cta: r.interp.cta, warp: r.interp.warp, loc: r.blocked.loc }] : []));
-      const next = forced < MAX_FORCED ? runners.find((r) => !r.done && (r.blocked?.kind === 'mbar' || r.blocked?.kind === 'token')) : undefined;
+      const next = forced < MAX_FORCED ? runners.find((r) => !r.done && (r.blocked?.kind === 'mbar' || r.blocked?.kind === 'token' || r.blocked?.kind === 'poll')) : undefined;
       if (next) {
         forced++;
         next.interp.forcePast = true;

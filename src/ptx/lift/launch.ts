@@ -109,13 +109,25 @@ export class LaunchValues {
     else if (kind === 'float') value = bytes === 8 ? floatBits(1, 8) : DEFAULT_FLOAT_BITS;
     else value = bytes >= 8 ? 0n : DEFAULT_INT;
     const prev = this.reads.get(key);
+    // one launch has one value per field: a field read at the same offset as u32 by some warps and
+    // as u64 by others (ThunderKittens' size_t dims) reads the same number in both, not 1 in one
+    // and a null 0 in the other (the first read's value; lift.ts makes it a count when the
+    // first was a u64's null and a later read is a 32-bit one)
+    const same = given === undefined && kind === 'int' && prev?.v.kind === 'int' && prev.v.bytes !== bytes && typeof prev.value === 'bigint' ? BigInt.asUintN(bytes * 8, prev.value) : undefined;
+    if (same !== undefined) value = same;
+    // a 64-bit field left open was read as a null pointer, and is now read as a 32-bit integer:
+    // it is a count (a size_t dim), and the run is repeated with it at the integers' default
+    if (given === undefined && kind === 'int' && bytes <= 4 && prev?.v.kind === 'int' && prev.v.bytes === 8 && prev.value === 0n) this.integerFields.add(key);
     // one field read with two types (a u64 read as two u32) keeps the first kind
     if (!prev) this.reads.set(key, { v, value });
     // a 64-bit field left open is null, tagged with the field so that a load through it is an
-    // element of a launch array (launch-pointers.ts)
-    if (given === undefined && kind === 'int' && bytes === 8) return nullPointer(this.kernel.params.indexOf(p), offset);
+    // element of a launch array (launch-pointers.ts); unless a narrower read of it came first
+    if (given === undefined && kind === 'int' && bytes === 8 && (same === undefined || same === 0n)) return nullPointer(this.kernel.params.indexOf(p), offset);
     return value;
   }
+
+  /** 64-bit fields left open that a warp also read as a 32-bit integer (lift.ts runs again with them at DEFAULT_INT). */
+  readonly integerFields = new Set<string>();
 
   /** Global memory the kernel wrote at a launch array's element (`params+68[4]`), by key: the first line. */
   private readonly written = new Map<string, number>();

@@ -11,7 +11,7 @@ import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
-import { LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
+import { DEFAULT_INT, LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources, type ResourceMap } from './resources.ts';
@@ -63,6 +63,8 @@ export interface LiftFacts {
   readonly tensorMaps: readonly string[];
   /** lines of in-kernel TMA descriptor updates (tensormap.*) that ran: which descriptor a copy uses is not followed */
   readonly descriptorUpdates?: readonly number[];
+  /** lines of test_wait the kernel polls (returned false at least once): the run followed one schedule's outcomes */
+  readonly polled?: readonly number[];
   /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
   readonly assumedTx?: readonly AssumedTx[];
   /** work counters in global memory the kernel advanced with atom.global.add (taken to start at 0, advanced by this launch alone) */
@@ -248,11 +250,16 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
   const given = new Set(launchAssignment(p.kernel, options).keys());
   let launch: LaunchValues;
   let run: ClusterRun;
+  let assigned = values;
   for (;;) {
-    launch = new LaunchValues(p.kernel, values, notInputs, given);
+    launch = new LaunchValues(p.kernel, assigned, notInputs, given);
     run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS, options.maxEvents);
-    if (launch.clobbered.size === 0) break;
+    // a 64-bit field one warp read as a null pointer and another as a 32-bit count is a count:
+    // again with it at the integers' default, for every warp (not given: the sweep may raise it)
+    const counts = [...launch.integerFields].filter((k) => !assigned.has(k));
+    if (launch.clobbered.size === 0 && counts.length === 0) break;
     notInputs = new Set([...notInputs, ...launch.clobbered]);
+    assigned = new Map([...assigned, ...counts.map((k) => [k, DEFAULT_INT] as const)]);
   }
   const blockThreads = p.block[0] * p.block[1] * p.block[2];
   return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };
@@ -323,6 +330,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     tma: sized.maps,
     tensorMaps: [...new Set(trace.warps.flatMap((w) => w.flatMap((e) => ((e.k === 'tma.load' || e.k === 'tma.store') && e.map !== undefined ? [e.map] : []))))],
     ...(trace.run.descriptorUpdates.length > 0 ? { descriptorUpdates: trace.run.descriptorUpdates } : {}),
+    ...(trace.run.polled.length > 0 ? { polled: trace.run.polled } : {}),
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
     ...(trace.launch.spins.size > 0 ? { spins: [...trace.launch.spins].map(([line, sp]) => ({ line, flag: sp.flag, times: sp.times })) } : {}),

@@ -134,6 +134,8 @@ export class ClusterSync {
   exitedThreads = 0;
   /** lines of tensormap.* instructions run: in-kernel TMA descriptor updates, reported as assumed */
   readonly descriptorUpdates = new Set<number>();
+  /** lines of test_wait that returned false at least once: the kernel polls, and the run followed one schedule's outcomes */
+  readonly polled = new Set<number>();
 
   constructor(ctas: number, threadsPerCta: number) {
     this.ctas = Array.from({ length: ctas }, () => new CtaSync(threadsPerCta));

@@ -19,7 +19,13 @@ export type Block =
   | { readonly kind: 'mbar'; readonly cta: number; readonly bar: number; readonly parity: number; readonly loc: Loc }
   | { readonly kind: 'token'; readonly cta: number; readonly bar: number; readonly phase: number; readonly site: number; readonly loc: Loc }
   | { readonly kind: 'named'; readonly cta: number; readonly id: number; readonly generation: number; readonly loc: Loc }
-  | { readonly kind: 'cluster'; readonly generation: number; readonly loc: Loc };
+  | { readonly kind: 'cluster'; readonly generation: number; readonly loc: Loc }
+  /**
+   * A test_wait found its phase not yet complete: it returned false, and the warp goes on with the
+   * next instruction once the other warps have run (the kernel polls: TK's lcsf producer tries its
+   * store and its load in turn). Not a wait: the scheduler may resume it at once.
+   */
+  | { readonly kind: 'poll'; readonly loc: Loc };
 
 /** Unsized tensor copies issued on a barrier in its current phase: they bring whatever bytes it still expects. */
 const unsizedCopies = new WeakMap<object, Map<number, number>>();
@@ -198,7 +204,11 @@ function laneMatches(vals: readonly Val[], xs: readonly Scalar[], l: number): bo
   });
 }
 
-/** try_wait / test_wait: passes once the phase completed (the spin loop around it is one wait). */
+/**
+ * try_wait: passes once the phase completed (the spin loop around it is one wait). test_wait does
+ * not wait: while the phase is pending it returns false (a `poll`), and the code decides what to do;
+ * once complete it is recorded as the wait it then is, placed where this run's schedule passed it.
+ */
 function wait(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | undefined {
   const op = ins.op;
   const loc = ins.loc;
@@ -208,6 +218,14 @@ function wait(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | unde
   // a wait of a hung run that the scheduler lets pass, so that the rest of the kernel is recorded
   const forced = w.forcePast;
   w.forcePast = false;
+  const polls = op.parts[0] === 'test_wait';
+  const pending = (b: Block): Block => {
+    if (!polls) return b;
+    // the phase is pending for some lanes: false for the whole warp (warp-uniform polling loops)
+    w.sim.polled.add(loc.line);
+    w.write(fr, ins.args[0], 0n, m);
+    return { kind: 'poll', loc };
+  };
   for (const g of groups) {
     const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
     if (at.cta !== w.cta) w.unsupported(`'${op.text}' at line ${loc.line} waits on a barrier of another CTA (PTX allows waits on the CTA's own barriers only)`, loc);
@@ -216,12 +234,12 @@ function wait(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | unde
     if (parityForm) {
       const parity = w.known(x, 'the parity', ins) & 1;
       // an uninitialised barrier: the model reports it; the run goes on as if it had passed
-      if (b && (b.phase & 1) === parity && !forced) return { kind: 'mbar', cta: at.cta, bar: at.addr, parity, loc };
+      if (b && (b.phase & 1) === parity && !forced) return pending({ kind: 'mbar', cta: at.cta, bar: at.addr, parity, loc });
       pass.push({ k: 'wait', cta: at.cta, bar: at.addr, parity, loc });
     } else {
       if (!(x instanceof Token)) w.unsupported(`'${op.text}' at line ${loc.line} waits on a state token that does not come from an arrive (${w.why(x)})`, loc);
       if (x.cta !== at.cta || x.bar !== at.addr) w.unsupported(`'${op.text}' at line ${loc.line} waits with the token of another barrier`, loc);
-      if (b && b.phase === x.phase && !forced) return { kind: 'token', cta: at.cta, bar: at.addr, phase: x.phase, site: x.site, loc };
+      if (b && b.phase === x.phase && !forced) return pending({ kind: 'token', cta: at.cta, bar: at.addr, phase: x.phase, site: x.site, loc });
       pass.push({ k: 'wait', cta: at.cta, bar: at.addr, parity: x.phase & 1, token: x.site, loc });
     }
   }

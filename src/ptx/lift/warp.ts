@@ -543,9 +543,10 @@ export class WarpInterp {
             const block = isExecInstr(ins.op) ? execInstr(this, fr, ins, m) : syncInstr(this, fr, ins, m);
             if (block) {
               if (this.forking) throw new ForkBlocked(`line ${ins.loc.line}`);
-              // wait here; the instruction runs again when the scheduler resumes the warp
+              // wait here; the instruction runs again when the scheduler resumes the warp (a poll
+              // has run: it lets the other warps go first, then goes on to the next instruction)
               yield block;
-              continue;
+              if (block.kind !== 'poll') continue;
             }
           }
           g.pc++;
