@@ -15,6 +15,7 @@ import {
   readFenceEvent,
   writeEvent,
   type MachineState,
+  type RoleState,
 } from './state.ts';
 
 const READER_NAMES = ['read', 'wgmma read', 'TMA-store read'];
@@ -23,13 +24,45 @@ function roleName(m: Machine, r: number): string {
   return m.roles[r]?.name ?? `role${r}`;
 }
 
-/** Who is reading `slot` asynchronously right now (issued or committed, not retired). */
-function inFlightReader(m: Machine, s: MachineState, slot: number): string | undefined {
+/**
+ * The wgmma batches role r has begun: its groups not yet retired, and the open one it issues into.
+ * The roles of one warpgroup (m.mmaPartners) retire their groups together, so batch j of each is
+ * one operation.
+ */
+export function wgmmaBatches(rs: RoleState): number {
+  let n = rs.mmaOpen.length > 0 ? 1 : 0;
+  for (const g of rs.mmaGroups) if (!g.retired) n++;
+  return n;
+}
+
+/**
+ * Whether batch j of role r reads yet. A wgmma is one operation of its warpgroup, which starts
+ * once all four warps have issued it: batch j of a role split from its warpgroup reads only when
+ * every partner has begun batch j (FlashAttention-3 at head dim 64 writes each warp's rows of P
+ * to shared memory and then issues the P·V wgmma, with no barrier between the warps).
+ */
+function batchStarted(m: Machine, s: MachineState, r: number, j: number): boolean {
+  const partners = m.mmaPartners[r] ?? [r];
+  return partners.length === 1 || partners.every((q) => { const qs = s.roles[q]; return qs !== undefined && wgmmaBatches(qs) > j; });
+}
+
+/** Whether one of role r's wgmma batches that reads `slot` reads it now (a writer's own batches always do: it issued them before this write). */
+function wgmmaReading(m: Machine, s: MachineState, r: number, rs: RoleState, slot: number, writer: number | undefined): boolean {
+  let j = 0;
+  for (const g of rs.mmaGroups) {
+    if (g.retired) continue;
+    if (g.slots.includes(slot) && (r === writer || batchStarted(m, s, r, j))) return true;
+    j++;
+  }
+  return rs.mmaOpen.includes(slot) && (r === writer || batchStarted(m, s, r, j));
+}
+
+/** Who is reading `slot` asynchronously right now (issued or committed, not retired), as `writer` (a role, when a role writes) sees it. */
+function inFlightReader(m: Machine, s: MachineState, slot: number, writer?: number): string | undefined {
   for (let r = 0; r < s.roles.length; r++) {
     const rs = s.roles[r];
     if (!rs) continue;
-    if (rs.mmaOpen.includes(slot) || rs.mmaGroups.some((g) => !g.retired && g.slots.includes(slot)))
-      return `a wgmma of ${roleName(m, r)} is still reading it (not retired by wgmma.wait)`;
+    if (wgmmaReading(m, s, r, rs, slot, writer)) return `a wgmma of ${roleName(m, r)} is still reading it (not retired by wgmma.wait)`;
     if (rs.storeOpen.includes(slot) || rs.storeGroups.some((g) => !g.retired && g.slots.includes(slot)))
       return `a TMA store of ${roleName(m, r)} is still reading it (not retired by bulk.wait)`;
   }
@@ -44,11 +77,11 @@ function tmaInFlight(s: MachineState, slot: number): number {
  * Race check for a write to `slot` by an agent knowing `know`; the message, or undefined when ordered.
  * An `async` writer (a TMA copy) also needs a proxy fence after each generic access it follows.
  */
-export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async = false): string | undefined {
+export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async = false, writer?: number): string | undefined {
   const name = m.slotNames[slot] ?? `slot${slot}`;
   const t = tmaInFlight(s, slot);
   if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
-  const reader = inFlightReader(m, s, slot);
+  const reader = inFlightReader(m, s, slot, writer);
   if (reader) return `race on ${name}: ${what} while ${reader}`;
   const w = writeEvent(m, slot);
   if (isPresent(s, w) && !has(know, w)) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
@@ -70,12 +103,21 @@ export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: nu
   return undefined;
 }
 
-/** Race check for a read of `slot`; `async` readers (wgmma, TMA store) also need the proxy fence after a generic write. */
-export function readRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async: boolean): string | undefined {
+/**
+ * Race check for a read of `slot`; `async` readers (wgmma, TMA store) also need the proxy fence after
+ * a generic write. `partnerOf`: the reader is a wgmma of this role, split from its warpgroup. The
+ * operation reads once every partner has issued it, so a partner's write is ordered before the read
+ * whenever it came before that partner's own issue — which the in-flight check of the write makes
+ * sure of (a partner's write after its own issue is a race there) — and that partner's issue
+ * checks the write's proxy fence.
+ */
+export function readRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async: boolean, partnerOf?: number): string | undefined {
   const name = m.slotNames[slot] ?? `slot${slot}`;
   const t = tmaInFlight(s, slot);
   if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
   const w = writeEvent(m, slot);
+  const writer = genericWriter(s, slot);
+  if (partnerOf !== undefined && writer !== undefined && writer !== partnerOf && isPresent(s, w) && (m.mmaPartners[partnerOf] ?? []).includes(writer)) return undefined;
   if (isPresent(s, w) && !has(know, w)) return `race on ${name}: ${what} is not ordered after the write it may read (read-after-write)`;
   if (async && unfencedGenericWrite(m, s, know, slot))
     return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
@@ -84,7 +126,21 @@ export function readRace(m: Machine, s: MachineState, know: Knowledge, slot: num
 
 /** The slot's last write was generic and no proxy fence after it is known: an async access must not follow it. */
 function unfencedGenericWrite(m: Machine, s: MachineState, know: Knowledge, slot: number): boolean {
-  return isPresent(s, writeEvent(m, slot)) && s.slotGeneric[slot] === 1 && !knowsAFence(m, s, know, slot);
+  return isPresent(s, writeEvent(m, slot)) && s.slotGeneric[slot] !== 0 && !knowsAFence(m, s, know, slot);
+}
+
+/**
+ * slotGeneric: 0 when the slot's last write was a TMA copy's, 1 when it was a generic write,
+ * 2 + r when it was a generic write by role r of a warpgroup split into several roles (its
+ * partners' wgmma reads need to know who wrote: readRace).
+ */
+export function genericMark(m: Machine, writer: number): number {
+  return (m.mmaPartners[writer] ?? [writer]).length > 1 ? 2 + writer : 1;
+}
+
+function genericWriter(s: MachineState, slot: number): number | undefined {
+  const g = s.slotGeneric[slot] ?? 0;
+  return g >= 2 ? g - 2 : undefined;
 }
 
 /** Some role's proxy fence after the slot's last write is HB-before the reader. */
@@ -97,9 +153,9 @@ function knowsAFence(m: Machine, s: MachineState, know: Knowledge, slot: number)
 }
 
 /** Perform a write: a fresh write event known to `owner`; earlier reads and fences are superseded. */
-export function doWrite(m: Machine, s: MachineState, slot: number, value: number, generic: boolean, owner: Knowledge): void {
+export function doWrite(m: Machine, s: MachineState, slot: number, value: number, generic: number, owner: Knowledge): void {
   s.slotValue[slot] = value;
-  s.slotGeneric[slot] = generic ? 1 : 0;
+  s.slotGeneric[slot] = generic;
   for (let r = 0; r < m.roles.length; r++) retireEvent(s, fenceEvent(m, slot, r));
   for (let kind = 0; kind < READER_KINDS; kind++)
     for (let r = 0; r < m.roles.length; r++) retireEvent(s, readEvent(m, slot, kind, r));

@@ -35,9 +35,9 @@ const put: OpRules = {
     const { s, m, r } = ctx;
     const know = s.hb.roles[r] ?? [];
     orInto(know, s.hb.arefSlot[a] ?? []);
-    const race = writeRace(m, s, know, a, `put into it by ${m.roles[r]?.name}`);
+    const race = writeRace(m, s, know, a, `put into it by ${m.roles[r]?.name}`, false, r);
     if (race) return fail(ctx, 'race', race);
-    doWrite(m, s, a, value, false, know);
+    doWrite(m, s, a, value, 0, know);
     s.arefF[a] = 1;
     s.arefE[a] = 0;
     orInto(s.hb.arefSlot[a] ?? [], know);

@@ -30,7 +30,7 @@ function issueRead(ctx: OpCtx, u: Unit, what: string): void {
   const { s, m, r } = ctx;
   const rs = s.roles[r];
   if (!rs) return;
-  const race = readRace(m, s, s.hb.roles[r] ?? [], slot, `${what} by ${m.roles[r]?.name}`, true);
+  const race = readRace(m, s, s.hb.roles[r] ?? [], slot, `${what} by ${m.roles[r]?.name}`, true, u === 'mma' ? r : undefined);
   if (race) return fail(ctx, 'race', race);
   const fifo = fifoMismatch(m, s, slot, expect, what);
   if (fifo) return fail(ctx, 'fifo', fifo);
@@ -94,7 +94,7 @@ const tmaLoad: OpRules = {
     if (!s.barriers[b]?.valid) return fail(ctx, 'protocol', `tma.load signals ${m.barrierNames[b]}, which is not initialised`);
     if (!Number.isInteger(bytes) || bytes < 0) return fail(ctx, 'protocol', `tma.load byte count ${bytes} is not a non-negative integer`);
     for (let i = slot; i < slot + span; i++) {
-      const race = writeRace(m, s, s.hb.roles[r] ?? [], i, `tma.load into it by ${m.roles[r]?.name}`, true);
+      const race = writeRace(m, s, s.hb.roles[r] ?? [], i, `tma.load into it by ${m.roles[r]?.name}`, true, r);
       if (race) return fail(ctx, 'race', race);
     }
     s.tma.push({ slot, span, barrier: b, bytes, value, role: r });
@@ -108,7 +108,7 @@ export function landTma(m: Machine, s: MachineState, i: number): void {
   s.asyncDone += 1;
   const pending = s.hb.barPending[t.barrier] ?? [];
   // complete_tx releases only the copy's own write (PTX §8.9.1.1), not the issuer's earlier accesses
-  for (let i = t.slot; i < t.slot + t.span; i++) doWrite(m, s, i, t.value, false, pending);
+  for (let i = t.slot; i < t.slot + t.span; i++) doWrite(m, s, i, t.value, 0, pending);
   const bar = s.barriers[t.barrier];
   if (!bar?.valid) {
     s.violation = { kind: 'protocol', message: `a TMA copy into ${m.slotNames[t.slot]} landed on ${m.barrierNames[t.barrier]}, which is not initialised`, role: t.role };

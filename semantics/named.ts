@@ -111,7 +111,7 @@ const fenceProxyAsync: OpRules = {
       // only the role's first fence after the write is an event: a later one is ordered after it, so an
       // agent that learns of the later one knows the first; refreshing it would erase what others learned
       const f = fenceEvent(m, slot, r);
-      if (s.slotGeneric[slot] === 1 && isPresent(s, w) && has(know, w) && !isPresent(s, f)) freshEvent(s, f, know);
+      if (s.slotGeneric[slot] !== 0 && isPresent(s, w) && has(know, w) && !isPresent(s, f)) freshEvent(s, f, know);
       // and the generic reads it knows of are fenced: the bit "a fence follows q's last read" is set
       // in the fencer's knowledge and travels with it (not a fresh event: several roles may fence
       // after one read, and whoever learns of any of those fences may overwrite the slot)

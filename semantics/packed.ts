@@ -31,6 +31,7 @@ import { ABSENT, MAX_VALUE, NO_VALUE, slotId, type CExpr, type Machine } from '.
 import { waitMisses } from './hb.ts';
 import { MAX_COUNT } from './mbarrier.ts';
 import { unitRoles } from './async.ts';
+import { genericMark } from './access.ts';
 import { controlStep, type Action } from './step.ts';
 import type { OpInstr } from './context.ts';
 import { READER_KINDS } from './events.ts';
@@ -46,6 +47,8 @@ const FALLBACK = new Fallback();
 
 export class PackedRules {
   private readonly m: Machine;
+  /** per role, the slotGeneric mark its generic writes leave (access.ts genericMark) */
+  private readonly genericMarks: Int32Array;
   private readonly L: StateLayout;
   /** the successor being built (w[0..n)) */
   private w = new Int32Array(256);
@@ -64,6 +67,7 @@ export class PackedRules {
 
   constructor(m: Machine, layout: StateLayout) {
     this.m = m;
+    this.genericMarks = Int32Array.from(m.roles, (_, r) => genericMark(m, r));
     this.L = layout;
     const R = m.roles.length;
     this.vars = m.roles.map((rc) => new Array<number>(rc.varNames.length).fill(0));
@@ -429,7 +433,7 @@ export class PackedRules {
   }
 
   private unfencedGenericWrite(know: number, slot: number): boolean {
-    if (!this.present(this.writeEvent(slot)) || this.w[this.L.slotGeneric + slot] !== 1) return false;
+    if (!this.present(this.writeEvent(slot)) || this.w[this.L.slotGeneric + slot] === 0) return false;
     for (let r = 0; r < this.L.roleCount; r++) {
       const f = this.fenceEvent(slot, r);
       if (this.present(f) && this.has(know, f)) return false;
@@ -466,10 +470,11 @@ export class PackedRules {
     if (expect !== NO_VALUE && this.w[this.L.slotValue + slot] !== expect) throw FALLBACK;
   }
 
-  private doWrite(slot: number, value: number, generic: boolean, owner: number): void {
+  /** `generic`: the slotGeneric mark (access.ts genericMark), 0 for a TMA copy's write. */
+  private doWrite(slot: number, value: number, generic: number, owner: number): void {
     const R = this.L.roleCount;
     this.w[this.L.slotValue + slot] = value;
-    this.w[this.L.slotGeneric + slot] = generic ? 1 : 0;
+    this.w[this.L.slotGeneric + slot] = generic;
     for (let r = 0; r < R; r++) this.retireEvent(this.fenceEvent(slot, r));
     for (let kind = 0; kind < READER_KINDS; kind++) for (let r = 0; r < R; r++) this.retireEvent(this.readEvent(slot, kind, r));
     for (let r = 0; r < R; r++) this.retireEvent(this.readFenceEvent(slot, r));
@@ -614,7 +619,7 @@ export class PackedRules {
     w[L.asyncDone]! += 1;
     // complete_tx releases only the copy's own write (PTX §8.9.1.1)
     const pending = L.barPending + L.W * b;
-    for (let x = slot; x < slot + span; x++) this.doWrite(x, value, false, pending);
+    for (let x = slot; x < slot + span; x++) this.doWrite(x, value, 0, pending);
     if (w[L.bar(b) + BAR_VALID] === 0) throw FALLBACK;
     w[L.bar(b) + BAR_TX]! -= bytes;
     this.completeIfDone(b);
@@ -663,7 +668,7 @@ export class PackedRules {
         const value = this.arg(instr, r, 0);
         this.orInto(know, L.arefSlot + L.W * a);
         this.checkWrite(know, a, false);
-        this.doWrite(a, value, false, know);
+        this.doWrite(a, value, 0, know);
         w[L.arefF + a] = 1;
         w[L.arefE + a] = 0;
         this.orInto(L.arefSlot + L.W * a, know);
@@ -759,7 +764,7 @@ export class PackedRules {
         const slot = this.resolve(instr, r, 0);
         const value = this.arg(instr, r, 0);
         this.checkWrite(know, slot, false);
-        this.doWrite(slot, value, true, know);
+        this.doWrite(slot, value, this.genericMarks[r]!, know);
         break;
       }
       case 'fence.proxy.async':
@@ -782,7 +787,7 @@ export class PackedRules {
     for (let slot = 0; slot < this.m.slotCount; slot++) {
       const we = this.writeEvent(slot);
       const f = this.fenceEvent(slot, r);
-      if (this.w[this.L.slotGeneric + slot] === 1 && this.present(we) && this.has(know, we) && !this.present(f)) this.freshEvent(f, know);
+      if (this.w[this.L.slotGeneric + slot] !== 0 && this.present(we) && this.has(know, we) && !this.present(f)) this.freshEvent(f, know);
       for (let q = 0; q < this.L.roleCount; q++) {
         const rd = this.readEvent(slot, READ_GENERIC, q);
         if (this.present(rd) && this.has(know, rd)) {

@@ -4,7 +4,7 @@
 // | read S[s] [= v] | a read ordered after the slot's last write; FIFO check on v        |
 // | write S[s], v   | a write ordered after every earlier access; the slot now holds v   |
 // A generic write followed by an async-proxy read (wgmma, TMA store) needs fence.proxy.async (M13).
-import { doRead, doWrite, fifoMismatch, readRace, writeRace } from './access.ts';
+import { doRead, doWrite, fifoMismatch, genericMark, readRace, writeRace } from './access.ts';
 import { arg, fail, resolve, type OpRules } from './context.ts';
 import { READ_GENERIC } from './state.ts';
 
@@ -32,9 +32,9 @@ const write: OpRules = {
     if (slot === undefined || value === undefined) return;
     const { s, m, r } = ctx;
     const know = s.hb.roles[r] ?? [];
-    const race = writeRace(m, s, know, slot, `write by ${m.roles[r]?.name}`);
+    const race = writeRace(m, s, know, slot, `write by ${m.roles[r]?.name}`, false, r);
     if (race) return fail(ctx, 'race', race);
-    doWrite(m, s, slot, value, true, know);
+    doWrite(m, s, slot, value, genericMark(m, r), know);
   },
 };
 

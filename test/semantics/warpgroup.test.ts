@@ -39,6 +39,28 @@ describe('warpgroup: one wgmma operation over several roles', () => {
     expect(replayTrace(alone, readTraceJson(JSON.stringify(json), 'trace.json')).reached).toBe('race');
   });
 
+  it('a wgmma of the split warpgroup reads once every partner issued it: each role may write its own rows of the operand before its issue', () => {
+    // FlashAttention-3 at head dim 64: each warp writes its rows of P, fences and issues P·V
+    const operand = load('warpgroup-smem-operand.aref');
+    for (const por of [true, false]) expect(verifyProgram(operand, { reduction: por }).verdict).toBe('verified');
+    const text = readFileSync(join(FIXTURES, 'warpgroup-smem-operand.aref'), 'utf8');
+    const restAt = text.indexOf('role rest');
+    const rest = (edit: (body: string) => string): Program => parseArefFile(text.slice(0, restAt) + edit(text.slice(restAt)), 'mutant.aref');
+    const raceOf = (p: Program, por = true): string | undefined => verifyProgram(p, { reduction: por }).violations.find((v) => v.kind === 'race')?.message;
+    // the rest's row written after its own issue: the operation may already read it
+    const late = rest((b) => b.replace('  write P[1]\n', '').replace('  wgmma.issue P[1]\n', '  wgmma.issue P[1]\n  write P[1]\n'));
+    for (const por of [true, false]) expect(raceOf(late, por)).toMatch(/race on P\[1\]: write by rest while a wgmma of rest is still reading it/);
+    // no proxy fence after the rest's generic write: its own issue is the async read after it
+    const unfenced = rest((b) => b.replace('  fence.proxy.async\n', ''));
+    for (const por of [true, false]) expect(raceOf(unfenced, por)).toMatch(/race on P\[1\]: wgmma\.issue reading by rest by the async proxy after a generic write with no fence/);
+    // a role outside the warpgroup writes P[1] with nothing ordering it before the issue: a race as before
+    const other = parseArefFile(`${text}\nrole other warps 1:\n  write P[1]\n  fence.proxy.async\n`, 'other.aref');
+    for (const por of [true, false]) expect(raceOf(other, por)).toMatch(/race on P\[1\]/);
+    // and the roles retiring alone (no warpgroup line): the leader's wgmma reads while the rest writes
+    const { warpgroups: _, ...alone } = operand;
+    expect(raceOf(alone)).toMatch(/race on P\[/);
+  });
+
   it('a group one partner never issues never retires: deadlock, naming that partner', () => {
     const p = load('warpgroup-missing-mma.aref');
     expect(kinds(p)).toEqual(['deadlock']);
