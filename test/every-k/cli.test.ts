@@ -43,10 +43,11 @@ describe('verify --param K=any', () => {
     expect(r.stdout).toMatch(/^\? inconclusive {2}.* for K = 1\.\.32 \(bounded\): verified for K = 1\.\.32 only, not for every K: line 9: /);
   });
 
-  it('errors: an unknown parameter, two open parameters, any in run, any on .ptx', () => {
+  it('errors: an unknown parameter, two open parameters, any in run, an unknown launch value on .ptx', () => {
     expectUsageError(arefcheck('verify', 'examples/double-buffer.aref', '--param', 'N=any'), /unknown parameter 'N' \(the program declares: K\)/);
     expectUsageError(arefcheck('verify', 'examples/double-buffer.aref', '--param', 'K=any', '--param', 'D=any'), /only one parameter can be left open \(K already is\)/);
     expectUsageError(arefcheck('run', 'examples/double-buffer.aref', '--param', 'K=any'), /a parameter left open \('any'\) is for the commands that verify \(verify, emit; pipeline --iterations any\)/);
-    expectUsageError(arefcheck('verify', '../shared/samples/nonexistent.ptx', '--param', 'K=any'), /--param K=any applies to \.aref and \.json programs/);
+    // on a kernel, NAME=any is a bounded scan of a launch value (test/ptx/every-value.test.ts): it must exist
+    expectUsageError(arefcheck('verify', 'test/fixtures/cuda/ws_ring_ok.ptx', '--param', 'K=any'), /kernel ws_ring_ok has no parameter 'K'/);
   });
 });
