@@ -31,7 +31,8 @@ for d in "${!REPO[@]}"; do
 done
 
 CUTLASS_FLAGS="-std=c++17 --expt-relaxed-constexpr -DNDEBUG -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
-TK_FLAGS="-std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr -I $SRC/ThunderKittens/include -I $SRC/ThunderKittens/prototype -DNDEBUG -DKITTENS_HOPPER"
+# --pre-include chrono: some ThunderKittens harnesses time with std::chrono without including it
+TK_FLAGS="--pre-include chrono -std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr -I $SRC/ThunderKittens/include -I $SRC/ThunderKittens/prototype -DNDEBUG -DKITTENS_HOPPER"
 DG_FLAGS="-std=c++20 -O3 --expt-relaxed-constexpr --expt-extended-lambda -I $SRC/DeepGEMM/deep_gemm/include -I $SRC/cutlass/include"
 # FlashAttention-3 as its setup.py builds it (sm8x off; backward off for the forward instantiation)
 FA3_FLAGS="-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr --expt-extended-lambda -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -DCUTLASS_ENABLE_GDC_FOR_SM90 -DNDEBUG -DFLASHATTENTION_DISABLE_BACKWARD -DFLASHATTENTION_DISABLE_SM8x -I $SRC/flash-attention/hopper -I $SRC/cutlass/include"
@@ -73,6 +74,14 @@ cutlass_grouped_coop_128x128x64_f16|$HERE/corpus/cutlass_grouped.cu|$CUTLASS_FLA
 cutlass_grouped_pingpong_128x128x64_f16|$HERE/corpus/cutlass_grouped.cu|$CUTLASS_FLAGS -DPINGPONG=1
 cutlass_ex63_weight_prefetch|$SRC/cutlass/examples/63_hopper_gemm_with_weight_prefetch/63_hopper_gemm_with_weight_prefetch.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
 cutlass_ex67_fp8_blockwise|$SRC/cutlass/examples/67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling/67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex54_fp8_ws|$SRC/cutlass/examples/54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+fa3_fwd_hdim64_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim64_bf16_sm90.cu|$FA3_FLAGS
+fa3_fwd_hdim128_e4m3|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim128_e4m3_sm90.cu|$FA3_FLAGS
+tk_educational_h100_level_06|$SRC/ThunderKittens/kernels/gemm/educational_h100/level_06.cu|$TK_FLAGS
+tk_mha_h100_lcf|$SRC/ThunderKittens/kernels/attention/mha_h100_lcf/mha_h100_lcf.cu|$TK_FLAGS
+tk_fftconv_pc|$SRC/ThunderKittens/kernels/fftconv/fftconv_pc.cu|$TK_FLAGS
+tk_hedgehog|$SRC/ThunderKittens/kernels/hedgehog/hedgehog.cu|$TK_FLAGS
+tk_mamba2|$SRC/ThunderKittens/kernels/mamba2/mamba2.cu|$TK_FLAGS
 EOF
 )
 
@@ -91,6 +100,7 @@ printf '%s\n' "$TARGETS" | xargs -P "$JOBS" -I{} bash -c 'build "$@"' _ {}
 echo 128 >"$OUT/tk_educational_h100_level_05.block"
 echo 256 >"$OUT/tk_educational_h100_level_07.block"
 echo 384 >"$OUT/tk_educational_h100_level_08.block"
+echo 128 >"$OUT/tk_educational_h100_level_06.block"
 # launch values without which a kernel has no tile (read by scripts/corpus.ts, given as a user
 # would give them): the scheduler's 64-bit fields default to 0, and CUTLASS rounds the tile count
 # up to the cluster on the host
