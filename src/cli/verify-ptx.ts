@@ -9,7 +9,6 @@ import { parsePtx } from '../ptx/parse/parser.ts';
 import { readInputFile } from '../read-input.ts';
 import { verifyPtxModule } from '../verify/ptx.ts';
 import { openLaunchValue, verifyEveryLaunchValue } from '../verify/ptx-every-value.ts';
-import { parseAnyValue } from '../every-k/any-value.ts';
 import { DEFAULT_LIMITS } from '../verify.ts';
 import { ttgirBoxes, tritonCacheBoxes } from '../ptx/lift/ttgir.ts';
 import { flagBoolean, flagInt, flagString, flagStrings, type CommandLine } from './args.ts';
@@ -64,7 +63,7 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
 /** Lift, check every launch point, print the worst report; returns the exit code. */
 export function verifyPtxFile(file: string, flags: PtxFlags, run: VerificationRun): number {
   const module = parsePtx(readInputFile(file), file);
-  const open = openLaunchValue(module, flags.options, parseAnyValue);
+  const open = openLaunchValue(module, flags.options);
   const { report, program } = open
     ? verifyEveryLaunchValue(module, file, open.rest, open.open, run.maxMs ?? DEFAULT_LIMITS.maxMs, (p, maxMs) => checkWithProgress(p, { ...run, maxMs }))
     : verifyPtxModule(module, file, flags.options, flags.sweep, (p) => checkWithProgress(p, run), flags.namedBoxes);

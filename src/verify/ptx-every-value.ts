@@ -7,6 +7,7 @@
 // within one time budget; the result is reported as bounded, never as verified. A violation is shown at the smallest value checked that has it:
 // when it first shows at a ladder step, the gap below it is bisected for a smaller one.
 import { InputError } from '../diag.ts';
+import { parseAnyValue } from '../every-k/any-value.ts';
 import type { Program } from '../ir/program.ts';
 import type { LiftOptions } from '../ptx/lift/lift.ts';
 import { parseLaunchParam } from '../ptx/lift/launch.ts';
@@ -190,16 +191,12 @@ function describeValues(values: readonly bigint[]): string {
  * The one launch value `options.params` leaves open (`NAME=any`, `NAME=any>=N`), resolved against
  * the kernel, and the options without it; undefined when none is.
  */
-export function openLaunchValue(
-  module: PtxModule,
-  options: LiftOptions,
-  parseAny: (text: string, what: string) => number | undefined,
-): { open: OpenLaunchValue; rest: LiftOptions } | undefined {
+export function openLaunchValue(module: PtxModule, options: LiftOptions): { open: OpenLaunchValue; rest: LiftOptions } | undefined {
   let found: OpenLaunchValue | undefined;
   const rest = new Map<string, number | bigint | string>();
   const kernel = pickKernel(module, options.kernel);
   for (const [name, value] of options.params ?? []) {
-    const min = typeof value === 'string' ? parseAny(value, `--param ${name}`) : undefined;
+    const min = typeof value === 'string' ? parseAnyValue(value, `--param ${name}`) : undefined;
     if (min === undefined) {
       rest.set(name, value);
       continue;
