@@ -8,9 +8,12 @@ export class Unknown {
   readonly why: string;
   /** the line of the ordered global load (`ld.acquire`, `.volatile`) this value came from: a flag other CTAs set */
   readonly flag: number | undefined;
-  constructor(why: string, flag?: number) {
+  /** what first made a value unknown, when `why` is a branch on data it flowed through (a division by zero at line 140) */
+  readonly origin: string | undefined;
+  constructor(why: string, flag?: number, origin?: string) {
     this.why = why;
     this.flag = flag;
+    this.origin = origin;
   }
 }
 

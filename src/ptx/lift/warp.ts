@@ -4,8 +4,8 @@
 // Lanes: a register holds one Scalar while all live lanes agree and a 32-lane vector only where
 // they differ, so uniform code (loop counters, barrier addresses) runs once per warp and only
 // %tid-derived values are computed per lane. Divergence: the warp is a set of (pc, lane mask)
-// groups; the group with the smallest pc runs next and groups that reach the same pc merge again
-// (min-pc reconvergence, exact for the structured code compilers emit).
+// groups; lanes split at a branch meet again at its immediate post-dominator, and among the groups
+// not waiting there the one with the smallest pc runs next (reconverge.ts).
 //
 // The warp runs as a coroutine (a generator): an instruction that must wait for other warps
 // (an mbarrier wait whose phase has not completed, bar.sync, barrier.cluster.wait) yields a
@@ -20,6 +20,7 @@ import type { Loc } from '../../ir/program.ts';
 import type { ParamDecl } from '../parse/ast.ts';
 import { notPred, symReason, u } from './alu.ts';
 import { postDominators } from './cfg.ts';
+import { mergeGroups, nextGroup, split, type Group } from './reconverge.ts';
 import { UnsupportedError } from './errors.ts';
 import type { WarpEvent } from './events.ts';
 import { execInstr, isExecInstr } from './exec.ts';
@@ -86,11 +87,6 @@ const FULL = 0xffffffff;
 
 /** Instructions whose effect the model needs: refused on an unknown guard rather than skipped. */
 const SYNC_BASES = new Set(['mbarrier', 'cp', 'wgmma', 'bar', 'barrier', 'fence', 'stmatrix', 'call', 'ret', 'exit', 'trap', 'setmaxnreg']);
-
-interface Group {
-  pc: number;
-  mask: number;
-}
 
 /** A side of a data-dependent branch that must not block (it would wait for other warps mid-fork). */
 class ForkBlocked extends Error {}
@@ -426,12 +422,11 @@ export class WarpInterp {
    */
   *runFunction(fr: Frame, entry: number, depth: number, start = 0, stopAt = -1): Generator<Block, number, void> {
     const code = fr.fn.code;
-    const groups: Group[] = [{ pc: start, mask: entry >>> 0 }];
+    const groups: Group[] = [{ pc: start, mask: entry >>> 0, joins: [] }];
     let exited = 0;
     const isKernel = depth === 0;
     while (groups.length > 0) {
-      let gi = 0;
-      for (let i = 1; i < groups.length; i++) if ((groups[i]?.pc ?? 0) < (groups[gi]?.pc ?? 0)) gi = i;
+      const gi = nextGroup(groups, stopAt);
       const g = groups[gi];
       if (!g) break;
       if (g.pc === stopAt) {
@@ -485,8 +480,8 @@ export class WarpInterp {
           else if (m === 0) g.pc++;
           else {
             g.mask = (g.mask & ~m) >>> 0;
+            groups.push(split(g, target.ref.index, m, this.joinOf(fr, g.pc)));
             g.pc++;
-            groups.push({ pc: target.ref.index, mask: m });
           }
           break;
         }
@@ -500,6 +495,7 @@ export class WarpInterp {
           const idx = this.read(fr, idxArg);
           const rest = (g.mask & ~m) >>> 0;
           const targets = tableArg.refs;
+          const join = this.joinOf(fr, g.pc);
           for (const lg of this.laneGroups(m, [idx])) {
             const x = lg.xs[0] ?? UNINIT;
             const k = this.known(x, 'the jump-table index', ins);
@@ -507,7 +503,7 @@ export class WarpInterp {
             if (!t || t.index < 0) this.unsupported(`'${ins.op.text}' at line ${ins.loc.line} jumps to entry ${k} of a ${targets.length}-entry table`, ins.loc);
             let lanes = 0;
             for (let l = 0; l < WARP; l++) if ((m >>> l) & 1 && laneOf(idx, l) === x) lanes |= 1 << l;
-            groups.push({ pc: t.index, mask: lanes >>> 0 });
+            groups.push(split(g, t.index, lanes >>> 0, join));
           }
           g.mask = rest;
           g.pc++;
@@ -554,6 +550,12 @@ export class WarpInterp {
       mergeGroups(groups);
     }
     return exited;
+  }
+
+  /** Where lanes split at the branch at `pc` meet again: its immediate post-dominator (-1: only at the exit). */
+  private joinOf(fr: Frame, pc: number): number {
+    const join = postDominators(fr.fn)[pc] ?? -1;
+    return join >= 0 && join < fr.fn.code.length ? join : -1;
   }
 
   private *call(fr: Frame, ins: FlatInstr, mask: number, depth: number): Generator<Block, number, void> {
@@ -612,7 +614,7 @@ export class WarpInterp {
     if (!target || target.k !== 'label' || target.ref.index < 0) this.unsupported(`branch without a known label at line ${ins.loc.line}`, ins.loc);
     const join = postDominators(fr.fn)[g.pc] ?? -1;
     const refuse = (detail: string): never =>
-      this.unsupported(`branch on data at line ${ins.loc.line} (the condition depends on ${why.why}): ${detail}`, ins.loc);
+      this.unsupported(`branch on data at line ${ins.loc.line} (the condition depends on ${why.why}${why.origin ? `; first unknown: ${why.origin}` : ''}): ${detail}`, ins.loc);
     if (join < 0 || join >= fr.fn.code.length) refuse('one side leaves the function (exit or return) and the other does not come back to the same place');
     // a loop whose exit depends on data forks again on every trip: bound the nesting
     if (this.forkDepth >= MAX_FORK_DEPTH) refuse(`branches on data nest more than ${MAX_FORK_DEPTH} deep (a loop whose trip count depends on data?)`);
@@ -655,7 +657,7 @@ export class WarpInterp {
     if (a !== b) refuse(`its sides synchronize differently (${describeEvents(taken.events)} / ${describeEvents(fallthrough.events)})`);
     // join: the fall-through side's state (the same synchronization), one copy of its events, and
     // the registers and memory the sides disagree on unknown
-    const unknown = new Unknown(`a value that depends on the branch on data at line ${ins.loc.line}`);
+    const unknown = new Unknown(`a value that depends on the branch on data at line ${ins.loc.line}`, undefined, why.origin ?? why.why);
     // a register only the fall-through side wrote had, on the taken side, its value from before the branch
     const before = new Map<number, Val>();
     for (let i = mark; i < this.journal.length; i++) {
@@ -747,16 +749,3 @@ function describeEvents(events: readonly WarpEvent[]): string {
   return kinds.length > 3 ? `${kinds.slice(0, 3).join(', ')}, …` : kinds.join(', ');
 }
 
-export function mergeGroups(groups: Group[]): void {
-  for (let i = 0; i < groups.length; i++) {
-    const gi = groups[i];
-    if (!gi) continue;
-    for (let j = groups.length - 1; j > i; j--) {
-      const gj = groups[j];
-      if (gj && gj.pc === gi.pc) {
-        gi.mask = (gi.mask | gj.mask) >>> 0;
-        groups.splice(j, 1);
-      }
-    }
-  }
-}
