@@ -118,6 +118,7 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   }
   if (facts.grid.some((g) => g > 1) || facts.cluster.some((c) => c > 1)) out.push(`grid ${facts.grid.join('×')}, cluster ${facts.cluster.join('×')}`);
   if (facts.clusterNote) out.push(facts.clusterNote);
+  if (facts.defaultInt) out.push(`integer launch values not given are ${facts.defaultInt.value}, not 1: ${facts.defaultInt.why} (give them with --param)`);
   for (const m of facts.tma)
     out.push(m.how === 'given' ? `TMA box of ${key(m.map)}: ${m.bytes} bytes, as given (--tma-box, --ttgir or --triton-cache)` : `TMA box of ${key(m.map)}: ${m.bytes} bytes, inferred from the ${m.how}${m.at ? ` at ${m.at}` : ''} (give --tma-box ${key(m.map)}=BYTES)`);
   for (const t of facts.assumedTx ?? []) out.push(`expect_tx at line${t.lines.length > 1 ? 's' : ''} ${t.lines.join(', ')}: its byte count ${t.from === 'a launch value' ? 'comes from a launch value' : `is launch value ${key(t.from)}`}, taken as ${t.bytes} (what its copies deliver), so that expect_tx is not checked`);

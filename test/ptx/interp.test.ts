@@ -148,6 +148,51 @@ describe('lanes and divergence', () => {
   });
 });
 
+describe('divergence in a rotated loop, and defaults that divide by zero', () => {
+  // ThunderKittens' Mamba-2 consumer: the loop's latch (bar.warp.sync; bar.sync) is laid out before
+  // the `if (lane 0) arrive` that branches back to it. Lanes split there meet again at the latch,
+  // the branch's post-dominator: lane 0's arrive comes before every bar.sync of its iteration.
+  // lane 0 of warp w arrives on bar[1 + w] and waits for the phase it completed
+  const rotated = (trips: string, threads = 32) =>
+    [
+      INIT,
+      '\tmov.u32 %r2, %laneid;', '\tshr.u32 %r6, %r1, 5;', '\tshl.b32 %r6, %r6, 3;', '\tmov.u32 %r8, bar;', '\tadd.s32 %r8, %r8, 8;', '\tadd.s32 %r8, %r8, %r6;',
+      trips, '\tmov.u32 %r3, 0;', '\tbra.uni $L_head;',
+      '$L_latch:', '\tbar.warp.sync -1;', `\tbar.sync 1, ${threads};`, '\tadd.s32 %r3, %r3, 1;',
+      '$L_head:', '\tsetp.ge.s32 %p3, %r3, %r9;', '\t@%p3 bra $L_done;',
+      '\tsetp.ne.u32 %p4, %r2, 0;', '\t@%p4 bra $L_latch;',
+      '\tmbarrier.arrive.shared::cta.b64 _, [%r8];', '\tand.b32 %r4, %r3, 1;',
+      '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p5, [%r8], %r4;', '\t@!%p5 bra $L_w;',
+      '\tbra.uni $L_latch;',
+      '$L_done:',
+    ].join('\n');
+
+  it('lanes split before a latch laid out above them meet again there: each iteration arrives before its bar.sync', () => {
+    // two warps, both split: bar.sync 1 counts 64 threads
+    const trace = traceKernel(parsePtx(ptx({ body: rotated('\tmov.u32 %r9, 3;', 64), block: 64 }), 'k.ptx'));
+    const kinds = (w: number) => (trace.warps[w] ?? []).filter((e) => e.k !== 'init').map((e) => e.k);
+    // before 2026-11-27 (smallest pc first) lanes 1-31 ran all three iterations first, and lane 0's
+    // arrives came after the warp's last bar.sync: a hang at bar.sync 1 the kernel does not have
+    const round = ['arrive', 'wait', 'bar.sync'];
+    for (const w of [0, 1]) expect(kinds(w)).toEqual(['bar.sync', ...round, ...round, ...round]);
+    expect(trace.run.stuck).toBeUndefined();
+    const one = liftKernelWithFacts(parsePtx(ptx({ body: rotated('\tmov.u32 %r9, 3;') }), 'k.ptx'));
+    expect(verifyProgram(one.program).verdict).toBe('verified');
+  });
+
+  it('an open integer at 1 that the kernel divides by half of is taken at 2, and the report says why', () => {
+    // trips = 6 / (n / 2): at n = 1 a division by zero decides the loop's exit
+    const trips = ['\tld.param.u32 %r5, [k_n];', '\tshr.u32 %r6, %r5, 1;', '\tmov.u32 %r7, 6;', '\tdiv.u32 %r9, %r7, %r6;'].join('\n');
+    const text = ptx({ body: rotated(trips), params: '.param .u32 k_n' });
+    const report = verifyPtx(text, { noSweep: true });
+    expect(report.verdict).toBe('verified');
+    expect(report.notes).toContainEqual(expect.stringMatching(/^integer launch values not given are 2, not 1: at 1 the run is refused: a division by zero at line \d+ decides a branch/));
+    expect(report.notes).toContainEqual(expect.stringContaining('k_n=2'));
+    // given 1, the user's value stands: refused, with where the unknown came from
+    expect(() => verifyPtx(text, { noSweep: true, params: new Map([['k_n', 1]]) })).toThrow(/division by zero at line \d+/);
+  });
+});
+
 describe('values, memory and calls', () => {
   it('unrolls a loop bounded by a param given by name or by position; an open param is a launch value with its default', () => {
     const body = `${INIT}\tld.param.u32 %r9, [k_K];\n\tmov.u32 %r10, 0;\n$L_loop:\n\tsetp.ge.s32 %p7, %r10, %r9;\n\t@%p7 bra $L_done;\n\tand.b32 %r11, %r10, 1;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p8, [bar], %r11;\n\tadd.s32 %r10, %r10, 1;\n\tbra.uni $L_loop;\n$L_done:`;

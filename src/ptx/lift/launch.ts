@@ -75,11 +75,21 @@ export class LaunchValues {
   /** the values the user gave (a swept value is not one: a byte count it sets is still the launch's, not checked) */
   private readonly given: ReadonlySet<string>;
 
-  constructor(kernel: PtxFunction, values: ReadonlyMap<string, bigint>, notInputs: ReadonlySet<string> = new Set(), given: ReadonlySet<string> = new Set(values.keys())) {
+  /** what an integer left open reads: DEFAULT_INT, or 2 where the kernel divides by half of it (sweep.ts) */
+  private readonly defaultInt: bigint;
+
+  constructor(
+    kernel: PtxFunction,
+    values: ReadonlyMap<string, bigint>,
+    notInputs: ReadonlySet<string> = new Set(),
+    given: ReadonlySet<string> = new Set(values.keys()),
+    defaultInt: bigint = DEFAULT_INT,
+  ) {
     this.kernel = kernel;
     this.values = values;
     this.notInputs = notInputs;
     this.given = given;
+    this.defaultInt = defaultInt;
   }
 
   /** A scalar parameter (`ld.param.u32 %r, [K]`); pointers stay symbolic addresses unless given. */
@@ -89,7 +99,7 @@ export class LaunchValues {
     const given = this.values.get(key) ?? this.values.get(String(index));
     const kind: LaunchKind = /^f/.test(p.type) ? 'float' : bytes >= 8 ? 'pointer' : 'int';
     const v: LaunchVar = { key, kind, bytes, param: p.name };
-    const value = given ?? (kind === 'pointer' ? new SymAddr(`ptr:${p.name}`, 0n) : kind === 'float' ? DEFAULT_FLOAT_BITS : DEFAULT_INT);
+    const value = given ?? (kind === 'pointer' ? new SymAddr(`ptr:${p.name}`, 0n) : kind === 'float' ? DEFAULT_FLOAT_BITS : this.defaultInt);
     this.reads.set(key, { v, value });
     return value;
   }
@@ -107,7 +117,7 @@ export class LaunchValues {
     let value: bigint;
     if (given !== undefined) value = BigInt.asUintN(bytes * 8, given);
     else if (kind === 'float') value = bytes === 8 ? floatBits(1, 8) : DEFAULT_FLOAT_BITS;
-    else value = bytes >= 8 ? 0n : DEFAULT_INT;
+    else value = bytes >= 8 ? 0n : this.defaultInt;
     const prev = this.reads.get(key);
     // one launch has one value per field: a field read at the same offset as u32 by some warps and
     // as u64 by others (ThunderKittens' size_t dims) reads the same number in both, not 1 in one
@@ -126,7 +136,7 @@ export class LaunchValues {
     return value;
   }
 
-  /** 64-bit fields left open that a warp also read as a 32-bit integer (lift.ts runs again with them at DEFAULT_INT). */
+  /** 64-bit fields left open that a warp also read as a 32-bit integer (lift.ts runs again with them at the integers' default). */
   readonly integerFields = new Set<string>();
 
   /** Global memory the kernel wrote at a launch array's element (`params+68[4]`), by key: the first line. */
@@ -165,7 +175,7 @@ export class LaunchValues {
       return new Unknown(`data loaded at line ${line} (the kernel writes ${at.key}${wrote !== undefined ? ` at line ${wrote}` : ''})`);
     }
     const given = this.values.get(at.key) ?? this.values.get(wholeArray(at.key));
-    const value = given !== undefined ? BigInt.asUintN(bytes * 8, given) : DEFAULT_INT;
+    const value = given !== undefined ? BigInt.asUintN(bytes * 8, given) : this.defaultInt;
     if (!this.reads.has(at.key)) this.reads.set(at.key, { v: { ...at, bytes }, value });
     return value;
   }

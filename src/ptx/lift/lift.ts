@@ -45,6 +45,8 @@ export interface LiftOptions {
   readonly maxSteps?: number;
   /** Budget of synchronization events the run may record (EventBudgetExceeded past it); default none. */
   readonly maxEvents?: number;
+  /** What integer launch values left open read, and why; default DEFAULT_INT (sweep.ts raises it to 2 when 1 divides by zero). */
+  readonly defaultInt?: { readonly value: bigint; readonly why: string };
 }
 
 export const DEFAULT_MAX_STEPS = 20_000_000;
@@ -57,6 +59,8 @@ export interface LiftFacts {
   readonly cluster: readonly [number, number, number];
   /** how the cluster shape was chosen, when the PTX does not declare it and none was given */
   readonly clusterNote?: string;
+  /** the integers' default when it is not DEFAULT_INT, and why */
+  readonly defaultInt?: { readonly value: bigint; readonly why: string };
   /** sizes of tensor copies by map, and how each was found */
   readonly tma: readonly SizedMap[];
   /** every tensor map a copy or a store of the run went through */
@@ -252,14 +256,14 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
   let run: ClusterRun;
   let assigned = values;
   for (;;) {
-    launch = new LaunchValues(p.kernel, assigned, notInputs, given);
+    launch = new LaunchValues(p.kernel, assigned, notInputs, given, options.defaultInt?.value);
     run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS, options.maxEvents);
     // a 64-bit field one warp read as a null pointer and another as a 32-bit count is a count:
     // again with it at the integers' default, for every warp (not given: the sweep may raise it)
     const counts = [...launch.integerFields].filter((k) => !assigned.has(k));
     if (launch.clobbered.size === 0 && counts.length === 0) break;
     notInputs = new Set([...notInputs, ...launch.clobbered]);
-    assigned = new Map([...assigned, ...counts.map((k) => [k, DEFAULT_INT] as const)]);
+    assigned = new Map([...assigned, ...counts.map((k) => [k, options.defaultInt?.value ?? DEFAULT_INT] as const)]);
   }
   const blockThreads = p.block[0] * p.block[1] * p.block[2];
   return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };
@@ -327,6 +331,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     grid: trace.grid,
     cluster: trace.cluster,
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
+    ...(options.defaultInt ? { defaultInt: options.defaultInt } : {}),
     tma: sized.maps,
     tensorMaps: [...new Set(trace.warps.flatMap((w) => w.flatMap((e) => ((e.k === 'tma.load' || e.k === 'tma.store') && e.map !== undefined ? [e.map] : []))))],
     ...(trace.run.descriptorUpdates.length > 0 ? { descriptorUpdates: trace.run.descriptorUpdates } : {}),

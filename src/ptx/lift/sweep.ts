@@ -92,13 +92,16 @@ type Outcome = Probe | typeof TOO_BIG | undefined;
 /** One probe run per assignment: the greedy rounds, the widening and the balance ask for the same ones. */
 type Look = (values: ReadonlyMap<string, bigint>) => Outcome;
 
-function prober(p: ReturnType<typeof prepare>, options: LiftOptions): Look {
-  const memo = new Map<string, Outcome>();
+/** The probe of each assignment looked at, and the assignment. */
+type Probed = Map<string, { readonly values: ReadonlyMap<string, bigint>; readonly run: Outcome }>;
+
+function prober(p: ReturnType<typeof prepare>, options: LiftOptions, memo: Probed): Look {
   return (values) => {
     const key = [...values].map(([k, x]) => `${k}=${x}`).sort().join(',');
-    if (memo.has(key)) return memo.get(key);
+    const hit = memo.get(key);
+    if (hit) return hit.run;
     const run = probe(p, options, values);
-    memo.set(key, run);
+    memo.set(key, { values, run });
     return run;
   };
 }
@@ -122,11 +125,12 @@ function usable(run: Outcome): run is Probe {
  * The programs of a bounded launch sweep: the user's values with defaults for the rest, then
  * one point per depth-driving launch value left open. `sweep: false` gives the first only.
  */
-export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep = true): LaunchPoint[] {
-  const p = prepare(module, options);
-  const given = launchAssignment(p.kernel, options);
-  const base = traceWith(p, options, given);
-  const look = prober(p, options);
+export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, sweep = true): LaunchPoint[] {
+  const p = prepare(module, requested);
+  const given = launchAssignment(p.kernel, requested);
+  const { options, base } = defaultsRun(p, requested, given);
+  const probed: Probed = new Map();
+  const look = prober(p, options, probed);
   const points: Lifted[] = [{ label: 'defaults', trace: base, ...programOfTrace(module, base, options) }];
   if (!sweep) return withoutTraces(points);
   const done = (): LaunchPoint[] => withoutTraces(shareBoxes(points, options, (trace, o) => programOfTrace(module, trace, o)));
@@ -192,8 +196,31 @@ export function liftLaunchPoints(module: PtxModule, options: LiftOptions, sweep 
   const last = chosen[chosen.length - 1]!;
   const balanced = balance(look, baseRun, last, given);
   const kept = balanced ? [...chosen.filter((c) => c.run.events <= balanced.run.events), balanced] : chosen;
+  const more = uncovered(probed, [baseRun, ...kept.map((c) => c.run)]);
+  if (more) kept.push(more);
   points.push(...liftPoints(module, options, kept.map((c) => ({ run: c.run, label: labelOf(c.values) })), points));
   return done();
+}
+
+/**
+ * The run at the defaults. Where an integer left open at 1 makes the kernel divide by zero and so
+ * refuse (ThunderKittens' Mamba-2 divides by half a launch value), the integers left open are 2
+ * instead, for this run and every probe after it, and the report says why; a kernel refused at 2
+ * as well keeps the first refusal.
+ */
+function defaultsRun(p: ReturnType<typeof prepare>, options: LiftOptions, given: ReadonlyMap<string, bigint>): { options: LiftOptions; base: KernelTrace } {
+  try {
+    return { options, base: traceWith(p, options, given) };
+  } catch (e) {
+    const zero = e instanceof InputError && options.defaultInt === undefined ? /a division by zero at line \d+/.exec(e.message) : null;
+    if (!zero) throw e;
+    const raised: LiftOptions = { ...options, defaultInt: { value: 2n, why: `at 1 the run is refused: ${zero[0]} decides a branch` } };
+    try {
+      return { options: raised, base: traceWith(p, raised, given) };
+    } catch {
+      throw e;
+    }
+  }
 }
 
 /** A point with the run it was lifted from (shareBoxes lifts it again). */
@@ -267,6 +294,25 @@ function balance(
     }
   }
   return best;
+}
+
+/**
+ * A probe that waited on barriers no point waits on, when there is one: the one that waits on the
+ * most of them, the cheapest among those. The greedy rounds rank values by how deep they drive the
+ * barriers they grow, so a value that drives a second loop deep can win over the one that makes
+ * a first loop run at all (ThunderKittens' Mamba-2: more tiles, each with no chunk of the
+ * sequence, so the consumers never wait on the input ring).
+ */
+function uncovered(probed: Probed, points: readonly Probe[]): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+  const covered = new Set(points.flatMap((r) => [...r.most.keys()]));
+  let best: { values: ReadonlyMap<string, bigint>; run: Probe; adds: number } | undefined;
+  for (const { values, run } of probed.values()) {
+    if (!usable(run)) continue;
+    const adds = [...run.most.keys()].filter((k) => !covered.has(k)).length;
+    if (adds === 0) continue;
+    if (!best || adds > best.adds || (adds === best.adds && run.events < best.run.events)) best = { values, run, adds };
+  }
+  return best && { values: best.values, run: best.run };
 }
 
 /** Of the open values that add waits when raised alone on top of `values`, the cheapest at its least such value. */
