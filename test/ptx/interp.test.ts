@@ -221,6 +221,38 @@ describe('values, memory and calls', () => {
     );
   });
 
+  it('joins sides of a branch on data that differ only in shared-memory accesses: the run makes the accesses of both', () => {
+    // FlashMLA's epilogue reads the row max only where the row sum is not 0: refused before 2026-11-27.
+    // Warp 0 writes buf and arrives; warp 1 (waiting first, or not) reads buf on one side only.
+    const body = (wait: boolean) =>
+      [
+        INIT,
+        '\tld.param.u64 %rd1, [k_p];', '\tld.global.u64 %rd2, [%rd1];', '\tld.global.u32 %r2, [%rd2+4];',
+        '\tsetp.ge.u32 %p3, %r1, 32;', '\t@%p3 bra $L_w1;',
+        '\tst.shared.u32 [buf], %r1;', '\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];', '\tbra.uni $L_end;',
+        '$L_w1:',
+        ...(wait ? ['$L_spin:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p4, [bar], 0;', '\t@!%p4 bra $L_spin;'] : []),
+        '\tsetp.eq.u32 %p2, %r2, 0;', '\t@%p2 bra $L_x;', '\tld.shared.u32 %r5, [buf];', '$L_x:',
+        '$L_end:',
+      ].join('\n');
+    const params = '.param .u64 k_p';
+    const ordered = lift({ body: body(true), params, block: 64 });
+    expect(roleText(ordered, 1).some((t) => t.startsWith('read '))).toBe(true);
+    expect(verifyProgram(ordered).verdict).toBe('verified');
+    const racy = verifyProgram(lift({ body: body(false), params, block: 64 }));
+    expect(racy.violations.map((v) => v.kind)).toContain('race');
+  });
+
+  it('a kernel that syncs its cluster, launched as one CTA, lifts: barrier.cluster is its own barrier after the 16 named ones', () => {
+    // FlashMLA's sparse decode syncs its cluster whatever its size; launched here as one CTA, the
+    // cluster barrier's id (16) was past the program's 16 named barriers before 2026-11-27
+    const body = `${INIT}\tbarrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n$L_w:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n\t@!%p2 bra $L_w;`;
+    const program = lift({ body, block: 64 });
+    expect(program.namedBarriers).toBe(17);
+    expect(roleText(program, 0)).toContain('bar.sync 16 64');
+    expect(verifyProgram(program).verdict).toBe('verified');
+  });
+
   it('tensormap.replace writes the descriptor staged in shared memory, cp_fenceproxy reads it, and both are reported', () => {
     const spec: KernelSpec = {
       params: '.param .u64 k_desc',

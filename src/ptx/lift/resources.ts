@@ -220,7 +220,10 @@ export function buildResources(
   }
   slotRefs.sort((a, b) => a.lo - b.lo);
 
-  const named = ctas === 1 ? 16 : 16 * ctas + 1;
+  // 16 per CTA, and one more for the cluster barrier when there is a cluster or the kernel uses
+  // barrier.cluster anyway (FlashMLA's sparse decode does, launched here as one CTA)
+  const clusterSync = ctas > 1 || warps.some((w) => w.some((e) => e.k === 'cluster.sync'));
+  const named = clusterSync ? 16 * ctas + 1 : 16;
   return {
     resources,
     namedBarriers: named,

@@ -24,6 +24,7 @@ import { mergeGroups, nextGroup, split, type Group } from './reconverge.ts';
 import { UnsupportedError } from './errors.ts';
 import type { WarpEvent } from './events.ts';
 import { execInstr, isExecInstr } from './exec.ts';
+import { joinSides } from './fork-events.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import type { Arg, FlatFunction, FlatInstr } from './flatten.ts';
 import type { LaunchValues } from './launch.ts';
@@ -652,9 +653,9 @@ export class WarpInterp {
     const taken = side(target.ref.index);
     const fallthrough = side(g.pc + 1);
     if (taken.live !== fallthrough.live) refuse('lanes exit on one side only');
-    const a = eventsKey(taken.events);
-    const b = eventsKey(fallthrough.events);
-    if (a !== b) refuse(`its sides synchronize differently (${describeEvents(taken.events)} / ${describeEvents(fallthrough.events)})`);
+    // the same synchronization on both sides; the accesses of either (fork-events.ts)
+    const joined =
+      joinSides(taken.events, fallthrough.events) ?? refuse(`its sides synchronize differently (${describeEvents(taken.events)} / ${describeEvents(fallthrough.events)})`);
     // join: the fall-through side's state (the same synchronization), one copy of its events, and
     // the registers and memory the sides disagree on unknown
     const unknown = new Unknown(`a value that depends on the branch on data at line ${ins.loc.line}`, undefined, why.origin ?? why.why);
@@ -686,7 +687,7 @@ export class WarpInterp {
       if (!o || o.bytes !== c.bytes || !sameVal(o.v, c.v)) smem.store(addr, c.bytes, undefined);
     }
     for (const [addr, c] of taken.smem) if (!fallthrough.smem.has(addr)) smem.store(addr, c.bytes, undefined);
-    for (const e of fallthrough.events) this.event(e);
+    for (const e of joined) this.event(e);
     g.pc = join;
     yield* [];
   }
@@ -739,10 +740,6 @@ function sameVal(a: Val, b: Val): boolean {
 }
 
 /** Events compared without their source positions (the same synchronization from two code paths is the same). */
-function eventsKey(events: readonly WarpEvent[]): string {
-  return JSON.stringify(events.map(({ loc: _loc, ...rest }) => rest));
-}
-
 function describeEvents(events: readonly WarpEvent[]): string {
   if (events.length === 0) return 'nothing';
   const kinds = events.map((e) => `${e.k} (line ${e.loc.line})`);
