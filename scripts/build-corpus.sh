@@ -5,8 +5,9 @@
 #   scripts/build-corpus.sh SRC [OUT]
 #
 # SRC holds checkouts of NVIDIA/cutlass, HazyResearch/ThunderKittens, deepseek-ai/DeepGEMM,
-# pranjalssh/fast.cu and Dao-AILab/flash-attention (folders cutlass/, ThunderKittens/, DeepGEMM/,
-# fast.cu/, flash-attention/; FA3 is built against cutlass/, not its submodule; the commits measured
+# pranjalssh/fast.cu, Dao-AILab/flash-attention and deepseek-ai/FlashMLA (folders cutlass/,
+# ThunderKittens/, DeepGEMM/, fast.cu/, flash-attention/, FlashMLA/; FA3 and FlashMLA are built
+# against cutlass/, not their submodules; the commits measured
 # are in docs/ptx.md); a missing one is cloned when the network allows. OUT defaults to .corpus/.
 # Our wrappers (scripts/corpus/*.cu) only instantiate the libraries' kernels; NAME.launch files hold
 # the launch values a kernel needs to have any tile (scripts/corpus.ts gives them). Then:
@@ -25,6 +26,7 @@ declare -A REPO=(
   [DeepGEMM]=https://github.com/deepseek-ai/DeepGEMM
   [fast.cu]=https://github.com/pranjalssh/fast.cu
   [flash-attention]=https://github.com/Dao-AILab/flash-attention
+  [FlashMLA]=https://github.com/deepseek-ai/FlashMLA
 )
 for d in "${!REPO[@]}"; do
   [ -d "$SRC/$d" ] || git clone --depth 1 "${REPO[$d]}" "$SRC/$d" || echo "build-corpus: no $SRC/$d; its kernels are skipped" >&2
@@ -37,6 +39,9 @@ DG_FLAGS="-std=c++20 -O3 --expt-relaxed-constexpr --expt-extended-lambda -I $SRC
 # FlashAttention-3 as its setup.py builds it (sm8x off; backward off for the forward instantiation)
 FA3_FLAGS="-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr --expt-extended-lambda -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -DCUTLASS_ENABLE_GDC_FOR_SM90 -DNDEBUG -DFLASHATTENTION_DISABLE_BACKWARD -DFLASHATTENTION_DISABLE_SM8x -I $SRC/flash-attention/hopper -I $SRC/cutlass/include"
 FA3_BWD_FLAGS="${FA3_FLAGS/-DFLASHATTENTION_DISABLE_BACKWARD /}"
+# FlashMLA as its setup.py builds it for sm_90a
+FMLA="$SRC/FlashMLA/csrc"
+FMLA_FLAGS="-std=c++20 -O3 --use_fast_math --expt-relaxed-constexpr --expt-extended-lambda -DNDEBUG -I $FMLA -I $FMLA/kerutils/include -I $FMLA/sm90 -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
 CT="cutlass::gemm"
 
 # name | source | flags (one kernel family per line; macros pick the instantiation)
@@ -82,6 +87,9 @@ tk_mha_h100_lcf|$SRC/ThunderKittens/kernels/attention/mha_h100_lcf/mha_h100_lcf.
 tk_fftconv_pc|$SRC/ThunderKittens/kernels/fftconv/fftconv_pc.cu|$TK_FLAGS
 tk_hedgehog|$SRC/ThunderKittens/kernels/hedgehog/hedgehog.cu|$TK_FLAGS
 tk_mamba2|$SRC/ThunderKittens/kernels/mamba2/mamba2.cu|$TK_FLAGS
+flashmla_dense_decode_bf16|$FMLA/sm90/decode/dense/instantiations/bf16.cu|$FMLA_FLAGS
+flashmla_sparse_prefill_k512|$FMLA/sm90/prefill/sparse/instantiations/phase1_k512.cu|$FMLA_FLAGS
+flashmla_sparse_fp8_decode_h64|$FMLA/sm90/decode/sparse_fp8/instantiations/v32_persistent_h64.cu|$FMLA_FLAGS
 EOF
 )
 
@@ -127,3 +135,13 @@ cat >"$OUT/cutlass_ex67_fp8_blockwise.launch" <<'LAUNCH'
 --param 0+2552:u64=2
 --cluster 1,2,1
 LAUNCH
+# FlashMLA's decode kernels find their work in DecodingSchedMeta, an array the host fills (one
+# entry per SM part: begin/end request, begin/end block, begin split, two split flags): one
+# request, blocks 0..N of it, unsplit. Its sparse FP8 decode is launched in clusters of
+# NUM_HEADS / 64 CTAs (cutlass::launch_kernel_on_cluster), which its PTX does not declare.
+meta() {
+  local field="$1" blocks="$2"
+  printf -- '--param %s[%s]=%s\n' "$field" 0 0 "$field" 4 0 "$field" 8 0 "$field" 12 "$blocks" "$field" 16 0 "$field" 20 0 "$field" 24 0
+}
+{ echo "# one request of 4 KV blocks (DenseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+184 4; } >"$OUT/flashmla_dense_decode_bf16.launch"
+{ echo "# one request of 1 top-k block (SparseAttnDecodeParams::tile_scheduler_metadata_ptr), clusters of 2"; meta 0+256 1; echo "--cluster 2,1,1"; } >"$OUT/flashmla_sparse_fp8_decode_h64.launch"
