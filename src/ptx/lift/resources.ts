@@ -107,6 +107,10 @@ export function buildResources(
   };
   const writes: Interval[] = [];
   const reads: [number, number][] = [];
+  // the bytes a wgmma reads (through the async proxy) and those generic loads read: a scattered
+  // slot gathers only bytes read alike (gatherScattered)
+  const asyncReads: [number, number][] = [];
+  const genericReads: [number, number][] = [];
   warps.forEach((w, wi) => {
     // one warp's generic writes, by epoch: the stretch between two events that can order them
     // with other warps' accesses (a wait, an arrive, a named or cluster barrier)
@@ -116,8 +120,15 @@ export function buildResources(
       if (e.k === 'tma.load') writes.push({ lo: e.dst, hi: e.dst + (e.bytes ?? 1), id: `tma:${e.dst}:${e.bytes}`, key: e.map ?? 'bulk' });
       else if (e.k === 'tma.store') writes.push({ lo: e.src, hi: e.src + (e.bytes ?? 1), id: `store:${e.src}:${e.bytes}`, key: '', store: true });
       else if (e.k === 'write' && !barWords(e.lo, e.hi)) epochs[epochs.length - 1]!.push(...(spans ?? [[e.lo, e.hi]]));
-      else if (e.k === 'read' && !barWords(e.lo, e.hi)) reads.push(...(spans ?? [[e.lo, e.hi]]));
-      else if (e.k === 'mma') reads.push(...mmaReads(e, layout));
+      else if (e.k === 'read' && !barWords(e.lo, e.hi)) {
+        reads.push(...(spans ?? [[e.lo, e.hi]]));
+        genericReads.push(...(spans ?? [[e.lo, e.hi]]));
+      }
+      else if (e.k === 'mma') {
+        const rs = mmaReads(e, layout);
+        reads.push(...rs);
+        asyncReads.push(...rs);
+      }
       else if (ORDERS_WRITES.has(e.k) && epochs[epochs.length - 1]!.length > 0) epochs.push([]);
     }
     // An epoch's writes: their union, in contiguous runs (tagged with its warpgroup) that share an
@@ -190,10 +201,14 @@ export function buildResources(
   };
   for (const x of writes) if (!hintAt(x.lo)) region(x.lo).writes.push(x);
   for (const x of reads) if (!hintAt(x[0])) region(x[0]).reads.push(x);
+  const asyncRanges = mergeRanges(asyncReads);
+  const genericRanges = mergeRanges(genericReads);
+  const overlaps = (ranges: readonly (readonly [number, number])[], p: Piece): boolean => ranges.some(([lo, hi]) => lo < p.hi && hi > p.lo);
+  const readsBy = (p: Piece): string => `${overlaps(asyncRanges, p) ? 'async' : ''}/${overlaps(genericRanges, p) ? 'generic' : ''}`;
   const slotRefs: { lo: number; hi: number; names: string[]; index: number }[] = [];
   const sortedRegions = [...regions.entries()].sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
   for (const [sym, r] of sortedRegions) {
-    const pieces = cutCapped(r.writes, r.reads);
+    const pieces = cutCapped(r.writes, r.reads, readsBy);
     const bytesOf = (p: Piece): number => (p.runs ? p.runs.reduce((n, [lo, hi]) => n + hi - lo, 0) : p.hi - p.lo);
     // runs of adjacent, equal pieces written through the same map form one buffer
     let run: Piece[] = [];
@@ -269,15 +284,15 @@ export function buildResources(
  * schedule array elsewhere in the same region one slot (fast.cu M12: four warps' disjoint schedule
  * entries became one slot, a false write-after-write).
  */
-function cutCapped(writes: readonly Interval[], reads: readonly [number, number][]): Piece[] {
-  const whole = cut(writes, reads, true);
+function cutCapped(writes: readonly Interval[], reads: readonly [number, number][], readsBy: (p: Piece) => string): Piece[] {
+  const whole = cut(writes, reads, true, readsBy);
   if (whole.length <= MAX_PIECES) return whole;
   const stretches = mergeRanges([...writes.map((w) => [w.lo, w.hi] as [number, number]), ...reads]);
   const at = (lo: number): number => stretches.findIndex(([a, b]) => lo >= a && lo < b);
   const parts = stretches.map((_, i) => {
     const ws = writes.filter((w) => at(w.lo) === i);
     const rs = reads.filter((x) => at(x[0]) === i);
-    return { ws, rs, pieces: cut(ws, rs, true) };
+    return { ws, rs, pieces: cut(ws, rs, true, readsBy) };
   });
   let total = parts.reduce((n, p) => n + p.pieces.length, 0);
   for (const p of [...parts].sort((a, b) => b.pieces.length - a.pieces.length)) {
@@ -287,7 +302,7 @@ function cutCapped(writes: readonly Interval[], reads: readonly [number, number]
     // backward's P) do not share a slot, nor do a ring's stages (written in different epochs);
     // bytes two groups both write still get a slot of their own
     const byGroup = p.ws.map((x) => (x.group !== undefined ? { ...x, id: `group ${x.group}${/#\d+$/.exec(x.id)?.[0] ?? ''}` } : x));
-    const coarse = byGroup.some((x) => x.group !== undefined) ? gatherScattered(cut(byGroup, p.rs, true), byGroup, true) : cut(byGroup, p.rs, false);
+    const coarse = byGroup.some((x) => x.group !== undefined) ? gatherScattered(cut(byGroup, p.rs, true, readsBy), byGroup, true, readsBy) : cut(byGroup, p.rs, false);
     total += coarse.length - p.pieces.length;
     p.pieces = coarse;
   }
@@ -299,7 +314,12 @@ function cutCapped(writes: readonly Interval[], reads: readonly [number, number]
  * adjacent pieces covered by the same writes merge, and so do scattered pieces covered by the
  * same writes inside one TMA extent (the rows one warp stages for one TMA store).
  */
-function cut(writes: readonly { lo: number; hi: number; id: string; key: string; group?: string; store?: boolean }[], reads: readonly [number, number][], merge: boolean): Piece[] {
+function cut(
+  writes: readonly { lo: number; hi: number; id: string; key: string; group?: string; store?: boolean }[],
+  reads: readonly [number, number][],
+  merge: boolean,
+  readsBy: (p: Piece) => string = () => '',
+): Piece[] {
   const points = new Set<number>();
   // a copy lands as one unit: generic writes cut inside a TMA extent only when two warpgroups
   // (likely two roles) write disjoint parts of it, as an epilogue reusing a stage buffer may
@@ -344,28 +364,32 @@ function cut(writes: readonly { lo: number; hi: number; id: string; key: string;
     if (merge && prev && prev.hi === lo && prev.cover === cover && cover !== '') pieces[pieces.length - 1] = { ...prev, hi };
     else pieces.push({ lo, hi, cover, key });
   }
-  return merge ? gatherScattered(pieces, writes) : pieces;
+  return merge ? gatherScattered(pieces, writes, false, readsBy) : pieces;
 }
 
 /**
  * Pieces with one cover that includes a TMA extent (a copy or a store) and lies in several
  * places become one scattered piece: the bytes are written by the same writes and moved by the
- * same copy, so nothing distinguishes them, and one slot keeps the state small. With `any`, pieces
- * of any one cover gather (cutCapped's coarse cut: one slot per writer group).
+ * same copy, so nothing distinguishes them, and one slot keeps the state small; unless they are
+ * read differently (`readsBy`: a wgmma reads some, generic loads others — FlashMLA's sparse decode
+ * stages a K tile for wgmma and, after its proxy fence, a validity mask for generic loads, under
+ * one TMA store's extent: one slot of both was a false race). With `any`, pieces of any one cover
+ * gather (cutCapped's coarse cut: one slot per writer group).
  */
-function gatherScattered(pieces: readonly Piece[], writes: readonly { id: string; group?: string }[], any = false): Piece[] {
+function gatherScattered(pieces: readonly Piece[], writes: readonly { id: string; group?: string }[], any = false, readsBy: (p: Piece) => string = () => ''): Piece[] {
   const extents = new Set(writes.filter((w) => w.group === undefined).map((w) => w.id));
   const byCover = new Map<string, Piece[]>();
+  const keyOf = (p: Piece): string => `${p.cover}@${readsBy(p)}`;
   for (const p of pieces) {
     if (!any && !p.cover.split('|').some((id) => extents.has(id))) continue;
     if (p.cover === '') continue;
-    const list = byCover.get(p.cover) ?? [];
+    const list = byCover.get(keyOf(p)) ?? [];
     list.push(p);
-    byCover.set(p.cover, list);
+    byCover.set(keyOf(p), list);
   }
   const out: Piece[] = [];
   for (const p of pieces) {
-    const group = byCover.get(p.cover);
+    const group = byCover.get(keyOf(p));
     if (!group || group.length < 2) out.push(p);
     else if (group[0] === p) out.push({ ...p, runs: group.map((g) => [g.lo, g.hi] as const) });
   }
