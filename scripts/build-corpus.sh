@@ -87,6 +87,7 @@ tk_mha_h100_lcf|$SRC/ThunderKittens/kernels/attention/mha_h100_lcf/mha_h100_lcf.
 tk_fftconv_pc|$SRC/ThunderKittens/kernels/fftconv/fftconv_pc.cu|$TK_FLAGS
 tk_hedgehog|$SRC/ThunderKittens/kernels/hedgehog/hedgehog.cu|$TK_FLAGS
 tk_mamba2|$SRC/ThunderKittens/kernels/mamba2/mamba2.cu|$TK_FLAGS
+cutlass_cpasync_ws_128x128x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -DSCHEDULE=KernelCpAsyncWarpSpecialized
 flashmla_dense_decode_bf16|$FMLA/sm90/decode/dense/instantiations/bf16.cu|$FMLA_FLAGS
 flashmla_sparse_prefill_k512|$FMLA/sm90/prefill/sparse/instantiations/phase1_k512.cu|$FMLA_FLAGS
 flashmla_sparse_fp8_decode_h64|$FMLA/sm90/decode/sparse_fp8/instantiations/v32_persistent_h64.cu|$FMLA_FLAGS
@@ -144,4 +145,4 @@ meta() {
   printf -- '--param %s[%s]=%s\n' "$field" 0 0 "$field" 4 0 "$field" 8 0 "$field" 12 "$blocks" "$field" 16 0 "$field" 20 0 "$field" 24 0
 }
 { echo "# one request of 4 KV blocks (DenseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+184 4; } >"$OUT/flashmla_dense_decode_bf16.launch"
-{ echo "# one request of 1 top-k block (SparseAttnDecodeParams::tile_scheduler_metadata_ptr), clusters of 2"; meta 0+256 1; echo "--cluster 2,1,1"; } >"$OUT/flashmla_sparse_fp8_decode_h64.launch"
+{ echo "# one request of 4 top-k blocks (SparseAttnDecodeParams::tile_scheduler_metadata_ptr), clusters of 2"; meta 0+256 4; echo "--cluster 2,1,1"; } >"$OUT/flashmla_sparse_fp8_decode_h64.launch"
