@@ -107,10 +107,9 @@ export function buildResources(
   };
   const writes: Interval[] = [];
   const reads: [number, number][] = [];
-  // the bytes a wgmma reads (through the async proxy) and those generic loads read: a scattered
-  // slot gathers only bytes read alike (gatherScattered)
+  // the bytes a wgmma reads (through the async proxy): a scattered slot gathers only bytes read
+  // alike (gatherScattered)
   const asyncReads: [number, number][] = [];
-  const genericReads: [number, number][] = [];
   warps.forEach((w, wi) => {
     // one warp's generic writes, by epoch: the stretch between two events that can order them
     // with other warps' accesses (a wait, an arrive, a named or cluster barrier)
@@ -120,10 +119,7 @@ export function buildResources(
       if (e.k === 'tma.load') writes.push({ lo: e.dst, hi: e.dst + (e.bytes ?? 1), id: `tma:${e.dst}:${e.bytes}`, key: e.map ?? 'bulk' });
       else if (e.k === 'tma.store') writes.push({ lo: e.src, hi: e.src + (e.bytes ?? 1), id: `store:${e.src}:${e.bytes}`, key: '', store: true });
       else if (e.k === 'write' && !barWords(e.lo, e.hi)) epochs[epochs.length - 1]!.push(...(spans ?? [[e.lo, e.hi]]));
-      else if (e.k === 'read' && !barWords(e.lo, e.hi)) {
-        reads.push(...(spans ?? [[e.lo, e.hi]]));
-        genericReads.push(...(spans ?? [[e.lo, e.hi]]));
-      }
+      else if (e.k === 'read' && !barWords(e.lo, e.hi)) reads.push(...(spans ?? [[e.lo, e.hi]]));
       else if (e.k === 'mma') {
         const rs = mmaReads(e, layout);
         reads.push(...rs);
@@ -201,10 +197,10 @@ export function buildResources(
   };
   for (const x of writes) if (!hintAt(x.lo)) region(x.lo).writes.push(x);
   for (const x of reads) if (!hintAt(x[0])) region(x[0]).reads.push(x);
+  // whether a wgmma reads a piece: bytes it reads and bytes it does not (read by generic loads, or
+  // by nothing) are not gathered into one slot
   const asyncRanges = mergeRanges(asyncReads);
-  const genericRanges = mergeRanges(genericReads);
-  const overlaps = (ranges: readonly (readonly [number, number])[], p: Piece): boolean => ranges.some(([lo, hi]) => lo < p.hi && hi > p.lo);
-  const readsBy = (p: Piece): string => `${overlaps(asyncRanges, p) ? 'async' : ''}/${overlaps(genericRanges, p) ? 'generic' : ''}`;
+  const readsBy = (p: Piece): string => (asyncRanges.some(([lo, hi]) => lo < p.hi && hi > p.lo) ? 'async' : 'generic');
   const slotRefs: { lo: number; hi: number; names: string[]; index: number }[] = [];
   const sortedRegions = [...regions.entries()].sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
   for (const [sym, r] of sortedRegions) {
@@ -371,7 +367,7 @@ function cut(
  * Pieces with one cover that includes a TMA extent (a copy or a store) and lies in several
  * places become one scattered piece: the bytes are written by the same writes and moved by the
  * same copy, so nothing distinguishes them, and one slot keeps the state small; unless they are
- * read differently (`readsBy`: a wgmma reads some, generic loads others — FlashMLA's sparse decode
+ * read differently (`readsBy`: a wgmma reads some and not others — FlashMLA's sparse decode
  * stages a K tile for wgmma and, after its proxy fence, a validity mask for generic loads, under
  * one TMA store's extent: one slot of both was a false race). With `any`, pieces of any one cover
  * gather (cutCapped's coarse cut: one slot per writer group).
