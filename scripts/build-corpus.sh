@@ -91,6 +91,7 @@ cutlass_cpasync_ws_128x128x64_f16|$HERE/corpus/cutlass_gemm.cu|$CUTLASS_FLAGS -D
 flashmla_dense_decode_bf16|$FMLA/sm90/decode/dense/instantiations/bf16.cu|$FMLA_FLAGS
 flashmla_sparse_prefill_k512|$FMLA/sm90/prefill/sparse/instantiations/phase1_k512.cu|$FMLA_FLAGS
 flashmla_sparse_fp8_decode_h64|$FMLA/sm90/decode/sparse_fp8/instantiations/v32_persistent_h64.cu|$FMLA_FLAGS
+flashmla_sparse_fp8_decode_h128|$FMLA/sm90/decode/sparse_fp8/instantiations/v32_persistent_h128.cu|$FMLA_FLAGS
 EOF
 )
 
@@ -139,10 +140,12 @@ LAUNCH
 # FlashMLA's decode kernels find their work in DecodingSchedMeta, an array the host fills (one
 # entry per SM part: begin/end request, begin/end block, begin split, two split flags): one
 # request, blocks 0..N of it, unsplit. Its sparse FP8 decode is launched in clusters of
-# NUM_HEADS / 64 CTAs (cutlass::launch_kernel_on_cluster), which its PTX does not declare.
+# NUM_HEADS / 64 CTAs (cutlass::launch_kernel_on_cluster), which its PTX does not declare: 2 for
+# 128 heads.
 meta() {
   local field="$1" blocks="$2"
   printf -- '--param %s[%s]=%s\n' "$field" 0 0 "$field" 4 0 "$field" 8 0 "$field" 12 "$blocks" "$field" 16 0 "$field" 20 0 "$field" 24 0
 }
 { echo "# one request of 4 KV blocks (DenseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+184 4; } >"$OUT/flashmla_dense_decode_bf16.launch"
-{ echo "# one request of 4 top-k blocks (SparseAttnDecodeParams::tile_scheduler_metadata_ptr), clusters of 2"; meta 0+256 4; echo "--cluster 2,1,1"; } >"$OUT/flashmla_sparse_fp8_decode_h64.launch"
+{ echo "# one request of 4 top-k blocks (SparseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+256 4; } >"$OUT/flashmla_sparse_fp8_decode_h64.launch"
+{ echo "# one request of 4 top-k blocks, clusters of 2 (128 heads)"; meta 0+256 4; echo "--cluster 2,1,1"; } >"$OUT/flashmla_sparse_fp8_decode_h128.launch"
