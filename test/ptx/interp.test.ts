@@ -342,6 +342,30 @@ describe('values, memory and calls', () => {
     expect(roleText(two, 'warp0_cta1')).toEqual(['arrive bar_c1[0] 32']);
   });
 
+  it('st.async stores into a peer CTA and completes bytes on its mbarrier: the peer waits for them, then reads', () => {
+    // each CTA's thread 0 expects 8 bytes on its own bar[0], sends 8 to its peer's buf with
+    // st.async (FlashMLA's 128-head sparse decode sends K so), waits, and reads what it got
+    const body = (expect: boolean) =>
+      [
+        INIT,
+        '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+        '\tmov.u32 %r2, %cluster_ctarank;', '\txor.b32 %r3, %r2, 1;',
+        '\tmov.u32 %r4, buf;', '\tmapa.shared::cluster.u32 %r5, %r4, %r3;',
+        '\tmov.u32 %r6, bar;', '\tmapa.shared::cluster.u32 %r7, %r6, %r3;',
+        expect ? '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 8;' : '\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];',
+        '\t@%p1 st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r5], {%r1, %r1}, [%r7];',
+        '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;', '\t@!%p2 bra $L_w;',
+        '\t@%p1 ld.shared.u32 %r8, [buf];',
+        '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+      ].join('\n');
+    const ok = lift({ body: body(true) }, { cluster: [2, 1, 1] });
+    // recorded as a copy into the peer that completes its bytes there (a release, unlike complete_tx)
+    expect(roleText(ok, 'warp0_cta0').filter((t) => t.startsWith('tma.load'))).toEqual([expect.stringMatching(/^tma\.load buf_c1\[0\] .*bar_c1\[0\].* 8$/)]);
+    expect(verifyProgram(ok).verdict).toBe('verified');
+    // no bytes expected: the phase completes on the arrive, and the read may come before the store
+    expect(verifyProgram(lift({ body: body(false) }, { cluster: [2, 1, 1] })).verdict).toBe('violation');
+  });
+
   it('picks the cluster shape under which the launch runs to its end when the PTX declares none', () => {
     // every CTA arrives on rank 1's bar[1] (so the kernel needs two CTAs); the CTA at cluster y = 1
     // releases rank 0, which waits: as 2×1×1 no CTA has y = 1 and rank 0 hangs, as 1×2×1 it does not

@@ -79,7 +79,6 @@ export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
       load(w, fr, ins, m);
       return handled();
     case 'st':
-      if (op.mods.has('async')) w.unsupported(`'${op.text}' at line ${line} (remote shared-memory stores with mbarrier completion)`, ins.loc);
       store(w, fr, ins, m);
       return handled();
     case 'atom': case 'red':
@@ -138,6 +137,8 @@ const UNARY_FLOAT = new Set(['neg', 'abs', 'rcp', 'sqrt', 'rsqrt', 'ex2', 'lg2',
 /** Is this one of execInstr's instructions? (sync-ops.ts handles the rest.) */
 export function isExecInstr(op: Opcode): boolean {
   if (opType(op).float && FLOAT_BASES.has(op.base)) return true;
+  // st.async signals an mbarrier: sync-ops.ts
+  if (op.base === 'st' && op.mods.has('async')) return false;
   return EXEC_BASES.has(op.base);
 }
 

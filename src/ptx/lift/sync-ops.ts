@@ -7,6 +7,7 @@ import { collectiveInstr } from './collectives.ts';
 import type { WarpEvent } from './events.ts';
 import type { Arg, FlatInstr } from './flatten.ts';
 import { smemRange } from './exec.ts';
+import { opType, typeBytes } from './opcode.ts';
 import type { Loc } from '../../ir/program.ts';
 import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
@@ -50,11 +51,41 @@ export function syncInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
     case 'mapa':
       mapa(w, fr, ins, m);
       return undefined;
+    case 'st':
+      storeAsync(w, fr, ins, m);
+      return undefined;
     case 'setmaxnreg':
       return undefined;
     default:
       if (!collectiveInstr(w, fr, ins, m)) w.clobber(fr, ins, m);
       return undefined;
+  }
+}
+
+/**
+ * `st.async [addr], value, [bar]`: a store into a CTA of the cluster that performs complete_tx of
+ * its bytes on that CTA's mbarrier (FlashMLA's 128-head sparse decode sends each peer its half of
+ * K so). The store is weak and the complete_tx a release at cluster scope, so what the waiter may
+ * rely on is what a bulk copy gives: the bytes are there once the phase completes. It is recorded
+ * as one: each lane's store a copy into the destination that lands and completes its bytes. (PTX
+ * does not say which proxy st.async writes through; as a copy, a wgmma may read it after the wait
+ * without a proxy fence — docs/ptx.md, *Approximations*.)
+ */
+function storeAsync(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+  if (!ins.op.mods.has('async')) return w.clobber(fr, ins, m);
+  const bytes = (typeBytes(opType(ins.op).name) || 4) * ins.op.vector;
+  for (const g of w.laneGroups(m, [w.address(fr, ins.args[0] ?? { k: 'sink' }), addrOperand(w, fr, ins, 2)])) {
+    const dst = w.smem(g.xs[0] ?? UNINIT, ins, 'destination');
+    const bar = w.smem(g.xs[1] ?? UNINIT, ins, 'barrier');
+    if (dst.cta !== bar.cta) w.unsupported(`'${ins.op.text}' at line ${ins.loc.line} stores into CTA ${dst.cta} and completes bytes on a barrier of CTA ${bar.cta}`, ins.loc);
+    w.event({ k: 'tma.load', cta: dst.cta, dst: dst.addr, bytes, bar: bar.addr, lane: g.lane, copies: g.n, loc: ins.loc });
+    const sync = w.sim.cta(dst.cta);
+    sync.smem.forget(dst.addr, dst.addr + bytes);
+    const b = sync.mbar(bar.addr);
+    if (b) {
+      b.tx -= bytes * g.n;
+      completeWithCopies(w, dst.cta, bar.addr);
+    }
   }
 }
 
