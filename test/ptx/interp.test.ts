@@ -366,6 +366,48 @@ describe('values, memory and calls', () => {
     expect(verifyProgram(lift({ body: body(false) }, { cluster: [2, 1, 1] })).verdict).toBe('violation');
   });
 
+  it("a peer address made by flipping bit 24 of a shared address (FlashMLA's get_peer_addr) names the other CTA", () => {
+    // the hardware's cluster window keeps a CTA's rank in bits 24-27 of its shared addresses
+    const body = [
+      INIT,
+      '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+      '\tmov.u64 %rd1, buf;', '\tcvta.shared.u64 %rd2, %rd1;', '\txor.b64 %rd3, %rd2, 16777216;', '\tcvta.to.shared.u64 %rd4, %rd3;', '\tcvt.u32.u64 %r5, %rd4;',
+      '\tmov.u64 %rd5, bar;', '\tcvta.shared.u64 %rd6, %rd5;', '\txor.b64 %rd7, %rd6, 16777216;', '\tcvta.to.shared.u64 %rd8, %rd7;', '\tcvt.u32.u64 %r7, %rd8;',
+      '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 8;',
+      '\t@%p1 st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r5], {%r1, %r1}, [%r7];',
+      '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;', '\t@!%p2 bra $L_w;',
+      '\t@%p1 ld.shared.u32 %r8, [buf];',
+      '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+    ].join('\n');
+    const p = lift({ body }, { cluster: [2, 1, 1] });
+    expect(roleText(p, 'warp0_cta0').filter((t) => t.startsWith('tma.load'))).toEqual([expect.stringMatching(/^tma\.load buf_c1\[0\] bar_c1\[0\] 8$/)]);
+    expect(roleText(p, 'warp0_cta1').filter((t) => t.startsWith('tma.load'))).toEqual([expect.stringMatching(/^tma\.load buf_c0\[0\] bar_c0\[0\] 8$/)]);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
+  it("a warp's st.async stores in many places are one copy, however many instructions, across its own accesses", () => {
+    // every lane stores 8 bytes every 16 (scattered), twice, with a local store between: one copy
+    // of 512 bytes into the peer, one slot of its scattered runs
+    const body = [
+      INIT,
+      '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+      '\tmov.u32 %r2, %cluster_ctarank;', '\txor.b32 %r3, %r2, 1;',
+      '\tmov.u32 %r4, buf;', '\tshl.b32 %r9, %r1, 4;', '\tadd.s32 %r4, %r4, %r9;', '\tmapa.shared::cluster.u32 %r5, %r4, %r3;',
+      '\tmov.u32 %r6, bar;', '\tmapa.shared::cluster.u32 %r7, %r6, %r3;',
+      '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 512;',
+      '\tst.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r5], {%r1, %r1}, [%r7];',
+      '\tst.shared.u32 [buf+1024], %r1;',
+      '\tst.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r5+512], {%r1, %r1}, [%r7];',
+      '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;', '\t@!%p2 bra $L_w;',
+      '\tld.shared.u32 %r8, [%r4];',
+      '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+    ].join('\n');
+    const p = lift({ body }, { cluster: [2, 1, 1] });
+    const copies = roleText(p, 'warp0_cta0').filter((t) => t.startsWith('tma.load'));
+    expect(copies).toEqual([expect.stringMatching(/^tma\.load buf\w*_c1\[\d+\] bar_c1\[0\] 512$/)]);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
   it('picks the cluster shape under which the launch runs to its end when the PTX declares none', () => {
     // every CTA arrives on rank 1's bar[1] (so the kernel needs two CTAs); the CTA at cluster y = 1
     // releases rank 0, which waits: as 2×1×1 no CTA has y = 1 and rank 0 hangs, as 1×2×1 it does not

@@ -29,6 +29,8 @@ export type WarpEvent =
       readonly k: 'tma.load'; readonly cta: number; readonly dst: number; readonly bytes?: number; readonly bar: number;
       readonly ctas?: readonly number[]; readonly map?: string;
       readonly coords?: readonly (number | undefined)[]; readonly src?: { readonly base: string; readonly offset: number };
+      /** the byte runs of a copy that lands in several places (a warp's st.async), `dst` the first */
+      readonly parts?: readonly (readonly [number, number])[];
       readonly lane: number; readonly copies: number; readonly loc: Loc;
     }
   /** A TMA/bulk store or reduction reading shared memory from `src`. */

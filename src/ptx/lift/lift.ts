@@ -9,6 +9,7 @@ import { assumeLaunchTx, type AssumedTx } from './assumed-tx.ts';
 import { runCluster, type ClusterRun } from './cluster.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
+import { mergeRanges } from './footprint.ts';
 import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
 import { DEFAULT_INT, LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
@@ -390,21 +391,41 @@ export { kernelsOf, parseDims };
  */
 function mergeConsecutiveCopies(events: readonly WarpEvent[]): WarpEvent[] {
   const out: WarpEvent[] = [];
+  // the last scattered copy (st.async) with only shared-memory accesses after it: a later one on its
+  // barrier joins it, since what it writes is another CTA's and only the phase's completion shows
+  // when each landed (its issue moves up past this warp's accesses, never past synchronization)
+  let open = -1;
   for (const e of events) {
     const prev = out[out.length - 1];
-    if (
-      e.k === 'tma.load' && prev?.k === 'tma.load' && prev.bar === e.bar && prev.cta === e.cta && prev.lane === e.lane && prev.copies === e.copies &&
-      sameCtas(prev.ctas, e.ctas) && prev.bytes !== undefined && e.bytes !== undefined && prev.dst + prev.bytes === e.dst
-    ) {
+    const held = open >= 0 ? out[open] : undefined;
+    if (e.k === 'tma.load' && e.parts !== undefined && held?.k === 'tma.load' && held.parts !== undefined && sameCopy(held, e)) {
+      const runs = mergeRanges([...held.parts, ...e.parts]);
+      out[open] = { ...held, dst: runs[0]?.[0] ?? held.dst, bytes: (held.bytes ?? 0) + (e.bytes ?? 0), parts: runs };
+      continue;
+    }
+    if (e.k === 'tma.load' && e.parts !== undefined) {
+      out.push(e);
+      open = out.length - 1;
+      continue;
+    }
+    if (e.k !== 'read' && e.k !== 'write') open = -1;
+    if (e.k === 'tma.load' && prev?.k === 'tma.load' && sameCopy(prev, e) && prev.parts === undefined && e.parts === undefined && prev.dst + (prev.bytes ?? 0) === e.dst) {
       // the merged copy has no single source offset: drop the value tag
       const { src: _src, ...rest } = prev;
       const map = [prev.map, e.map].filter((x) => x !== undefined).join('+');
-      out[out.length - 1] = { ...rest, bytes: prev.bytes + e.bytes, ...(map ? { map } : {}) };
+      out[out.length - 1] = { ...rest, bytes: (prev.bytes ?? 0) + (e.bytes ?? 0), ...(map ? { map } : {}) };
       continue;
     }
     out.push(e);
   }
   return out;
+}
+
+type Copy = Extract<WarpEvent, { k: 'tma.load' }>;
+
+/** Two copies of one thread on one barrier, of known sizes, that may be one. */
+function sameCopy(a: Copy, b: Copy): boolean {
+  return a.bar === b.bar && a.cta === b.cta && a.lane === b.lane && a.copies === b.copies && sameCtas(a.ctas, b.ctas) && a.bytes !== undefined && b.bytes !== undefined;
 }
 
 function sameCtas(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {

@@ -116,7 +116,10 @@ export function buildResources(
     const epochs: [number, number][][] = [[]];
     for (const e of w) {
       const spans = (e.k === 'write' || e.k === 'read') && e.parts ? e.parts.map(([lo, hi]) => [lo, hi] as [number, number]) : undefined;
-      if (e.k === 'tma.load') writes.push({ lo: e.dst, hi: e.dst + (e.bytes ?? 1), id: `tma:${e.dst}:${e.bytes}`, key: e.map ?? 'bulk' });
+      if (e.k === 'tma.load') {
+        // a copy in several places (st.async) is one write of each run, under one id
+        for (const [lo, hi] of e.parts ?? [[e.dst, e.dst + (e.bytes ?? 1)]]) writes.push({ lo, hi, id: `tma:${e.dst}:${e.bytes}`, key: e.map ?? 'bulk' });
+      }
       else if (e.k === 'tma.store') writes.push({ lo: e.src, hi: e.src + (e.bytes ?? 1), id: `store:${e.src}:${e.bytes}`, key: '', store: true });
       else if (e.k === 'write' && !barWords(e.lo, e.hi)) epochs[epochs.length - 1]!.push(...(spans ?? [[e.lo, e.hi]]));
       else if (e.k === 'read' && !barWords(e.lo, e.hi)) reads.push(...(spans ?? [[e.lo, e.hi]]));

@@ -7,6 +7,7 @@ import { collectiveInstr } from './collectives.ts';
 import type { WarpEvent } from './events.ts';
 import type { Arg, FlatInstr } from './flatten.ts';
 import { smemRange } from './exec.ts';
+import { mergeRanges } from './footprint.ts';
 import { opType, typeBytes } from './opcode.ts';
 import type { Loc } from '../../ir/program.ts';
 import type { Frame, WarpInterp } from './warp.ts';
@@ -74,17 +75,31 @@ export function syncInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
 function storeAsync(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   if (!ins.op.mods.has('async')) return w.clobber(fr, ins, m);
   const bytes = (typeBytes(opType(ins.op).name) || 4) * ins.op.vector;
+  // the lanes that complete on one barrier: one copy of their stores, in as many runs as they make
+  const byBar = new Map<string, { cta: number; bar: number; lane: number; n: number; runs: [number, number][] }>();
   for (const g of w.laneGroups(m, [w.address(fr, ins.args[0] ?? { k: 'sink' }), addrOperand(w, fr, ins, 2)])) {
     const dst = w.smem(g.xs[0] ?? UNINIT, ins, 'destination');
     const bar = w.smem(g.xs[1] ?? UNINIT, ins, 'barrier');
     if (dst.cta !== bar.cta) w.unsupported(`'${ins.op.text}' at line ${ins.loc.line} stores into CTA ${dst.cta} and completes bytes on a barrier of CTA ${bar.cta}`, ins.loc);
-    w.event({ k: 'tma.load', cta: dst.cta, dst: dst.addr, bytes, bar: bar.addr, lane: g.lane, copies: g.n, loc: ins.loc });
-    const sync = w.sim.cta(dst.cta);
-    sync.smem.forget(dst.addr, dst.addr + bytes);
-    const b = sync.mbar(bar.addr);
+    const key = `${bar.cta}:${bar.addr}`;
+    const copy = byBar.get(key) ?? { cta: bar.cta, bar: bar.addr, lane: g.lane, n: 0, runs: [] };
+    // lanes storing to one address store once there, and each completes its bytes
+    copy.n += g.n;
+    copy.runs.push([dst.addr, dst.addr + bytes]);
+    byBar.set(key, copy);
+  }
+  for (const c of byBar.values()) {
+    const runs = mergeRanges(c.runs);
+    const total = bytes * c.n;
+    const first = runs[0] ?? [0, 0];
+    // a copy whose tx is its lanes' bytes; where lanes overlap, the runs hold fewer bytes than that
+    w.event({ k: 'tma.load', cta: c.cta, dst: first[0], bytes: total, bar: c.bar, ...(runs.length > 1 ? { parts: runs } : {}), lane: c.lane, copies: 1, loc: ins.loc });
+    const sync = w.sim.cta(c.cta);
+    for (const [lo, hi] of runs) sync.smem.forget(lo, hi);
+    const b = sync.mbar(c.bar);
     if (b) {
-      b.tx -= bytes * g.n;
-      completeWithCopies(w, dst.cta, bar.addr);
+      b.tx -= total;
+      completeWithCopies(w, c.cta, c.bar);
     }
   }
 }

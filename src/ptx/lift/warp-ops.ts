@@ -114,7 +114,7 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         const bytes = e.bytes ?? 0;
         for (const c of e.ctas ?? [e.cta]) {
           // one copy lands as one unit, however finely other accesses cut its buffer into slots
-          const pieces = runsOfSlots(res.slots(c, e.dst, e.dst + bytes));
+          const pieces = runsOfSlots(slotsOfRuns(res, c, e.parts ?? [[e.dst, e.dst + bytes]]));
           const barrier = res.barrier(c, e.bar);
           for (const p of pieces) {
             const value = e.src && bytes > 0 && e.src.offset % bytes === 0 && pieces.length === 1 ? { value: num(e.src.offset / bytes) } : {};
@@ -198,4 +198,17 @@ function runsOfSlots(pieces: readonly { ref: Ref; bytes: number }[]): { ref: Ref
     } else runs.push({ ref: p.ref, count: 1, bytes: p.bytes });
   }
   return runs;
+}
+
+/** The slots byte runs of one CTA overlap, each once with its bytes over all the runs (a scattered copy). */
+function slotsOfRuns(res: ResourceMap, cta: number, runs: readonly (readonly [number, number])[]): { ref: Ref; bytes: number }[] {
+  const out: { ref: Ref; bytes: number }[] = [];
+  for (const [lo, hi] of runs) {
+    for (const p of res.slots(cta, lo, hi)) {
+      const seen = out.find((o) => o.ref.name === p.ref.name && JSON.stringify(o.ref.index) === JSON.stringify(p.ref.index));
+      if (seen) seen.bytes += p.bytes;
+      else out.push({ ...p });
+    }
+  }
+  return out;
 }

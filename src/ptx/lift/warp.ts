@@ -353,12 +353,18 @@ export class WarpInterp {
    */
   smem(x: Scalar, ins: FlatInstr, what: string): { cta: number; addr: number } {
     if (typeof x === 'bigint') {
-      if (x >= SHARED_GENERIC_BASE && x < SHARED_GENERIC_BASE + SHARED_WINDOW) return { cta: this.cta, addr: Number(x - SHARED_GENERIC_BASE) };
+      const local = x >= SHARED_GENERIC_BASE && x < SHARED_GENERIC_BASE + SHARED_WINDOW ? x - SHARED_GENERIC_BASE : x;
       if (x >= CLUSTER_BASE && x < CLUSTER_BASE + BigInt(CTA_WINDOW) * 64n) {
         const off = Number(x - CLUSTER_BASE);
         return { cta: Math.floor(off / CTA_WINDOW), addr: off % CTA_WINDOW };
       }
-      if (x >= 0n && x < BigInt(CTA_WINDOW)) return { cta: this.cta, addr: Number(x) };
+      if (local >= 0n && local < BigInt(CTA_WINDOW)) return { cta: this.cta, addr: Number(local) };
+      // the hardware's cluster window puts a CTA's rank in bits 24-27 of its shared addresses, and
+      // FlashMLA reaches its peer by flipping bit 24 (`get_peer_addr`). Here a CTA's own addresses
+      // have rank bits 0, that is the hardware's XOR its own rank: so the bits name rank bits ^ own.
+      const rank = Number(local >> 24n) ^ this.cta;
+      const off = Number(local & 0xff_ffffn);
+      if (local >= 1n << 24n && local < 16n << 24n && off < CTA_WINDOW && rank < this.sim.ctas.length) return { cta: rank, addr: off };
     }
     const reason = typeof x === 'bigint' ? `an address outside shared memory (${x})` : this.why(x);
     this.unsupported(`the ${what} address of '${ins.op.text}' at line ${ins.loc.line} depends on ${reason}`, ins.loc);
