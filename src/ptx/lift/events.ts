@@ -29,7 +29,7 @@ export type WarpEvent =
       readonly k: 'tma.load'; readonly cta: number; readonly dst: number; readonly bytes?: number; readonly bar: number;
       readonly ctas?: readonly number[]; readonly map?: string;
       readonly coords?: readonly (number | undefined)[]; readonly src?: { readonly base: string; readonly offset: number };
-      /** the byte runs of a copy that lands in several places (a warp's st.async), `dst` the first */
+      /** a warp's st.async: the byte runs its lanes store (`dst` the first); a TMA copy has none */
       readonly parts?: readonly (readonly [number, number])[];
       readonly lane: number; readonly copies: number; readonly loc: Loc;
     }

@@ -93,7 +93,7 @@ function storeAsync(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
     const total = bytes * c.n;
     const first = runs[0] ?? [0, 0];
     // a copy whose tx is its lanes' bytes; where lanes overlap, the runs hold fewer bytes than that
-    w.event({ k: 'tma.load', cta: c.cta, dst: first[0], bytes: total, bar: c.bar, ...(runs.length > 1 ? { parts: runs } : {}), lane: c.lane, copies: 1, loc: ins.loc });
+    w.event({ k: 'tma.load', cta: c.cta, dst: first[0], bytes: total, bar: c.bar, parts: runs, lane: c.lane, copies: 1, loc: ins.loc });
     const sync = w.sim.cta(c.cta);
     for (const [lo, hi] of runs) sync.smem.forget(lo, hi);
     const b = sync.mbar(c.bar);
