@@ -10,3 +10,6 @@ for cu in *.cu; do
   "$NVCC" -ptx -gencode=arch=compute_90a,code=sm_90a -o "$out" "$cu"
   echo "$cu -> $out"
 done
+# the lcsf pattern run on the GPU (gpu/lcsf/lag.cu), without its lag loop (a loop on clock64 is data to the lifter)
+"$NVCC" -ptx -gencode=arch=compute_90a,code=sm_90a -DNO_LAG -o lcsf_lag.ptx ../../../gpu/lcsf/lag.cu
+echo "gpu/lcsf/lag.cu -> lcsf_lag.ptx"

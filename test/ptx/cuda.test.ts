@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Program } from '../../src/ir/program.ts';
 import { liftPtxFile } from '../../src/ptx/lift/index.ts';
 import { kinds, roleText, verify } from './helpers.ts';
-import { CUDA_KERNELS, cudaPtx, read } from './paths.ts';
+import { CUDA_DIR, CUDA_KERNELS, cudaPtx, read } from './paths.ts';
 
 function lift(kernel: (typeof CUDA_KERNELS)[number], k: number): Program {
   const file = cudaPtx(kernel);
@@ -95,5 +95,18 @@ describe('libcu++ ring kernels: verdicts', () => {
     const r = verify(lift('ws_ring_early_release', k));
     expect(r.verdict).toBe('violation');
     expect(kinds(r)).toEqual(['race']);
+  });
+});
+
+describe('the lcsf pattern: a lagging producer warp (gpu/lcsf/lag.cu hangs on an H200 when one lags)', () => {
+  it('keeps producer warps that signal at different places apart, and finds the phase the lagging one misses', () => {
+    const file = `${CUDA_DIR}lcsf_lag.ptx`;
+    const [only] = liftPtxFile(read(file), file, { params: new Map([['0', 8]]) });
+    if (!only) throw new Error('expected one kernel');
+    // folded into one role (before 2026-11-27) the two producers waited in lockstep and the kernel verified
+    expect(only.program.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warp1', 1], ['warp2', 1]]);
+    const r = verify(only.program);
+    expect(kinds(r)).toEqual(['protocol']);
+    expect(r.violations[0]?.message).toMatch(/^warp[12]: wait on finished\[0\] with parity 1 missed its phase/);
   });
 });

@@ -307,6 +307,27 @@ function bySignals(group: readonly Grouped[]): Grouped[][] {
   return [...classes.values()];
 }
 
+/**
+ * Warps of a group by the single-issuer signals they make and where: the signals of each gap
+ * between collective operations (PTX line, kind and target; counts aside). A folded role is one
+ * agent, its warps in lockstep: a warp that lags behind another is not explored. Warps that signal
+ * at different places are not in lockstep in any way the model could rely on — ThunderKittens'
+ * lcsf producers all wait on every input stage and take turns to load it, and one that lags the
+ * loader waits with a parity whose phase has passed: a hang on an H200 (gpu/lcsf/lag.cu), which a
+ * role of both warps could not show. So they stay apart.
+ */
+function bySignalPlaces(group: readonly Grouped[]): Grouped[][] {
+  if (group.length < 2) return [[...group]];
+  const classes = new Map<string, Grouped[]>();
+  for (const g of group) {
+    const key = split(g.all)
+      .gaps.map((gap) => gap.filter((o) => SIGNALS.has(o.op.kind)).map((o) => alignKey(o) ?? opKey(o)).join(','))
+      .join('|');
+    classes.set(key, [...(classes.get(key) ?? []), g]);
+  }
+  return [...classes.values()];
+}
+
 /** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
 export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0): FoldedRole[] {
   // warps are grouped by their skeleton after any early accesses a first bar.sync orders
@@ -329,7 +350,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.all.map((o) => o.loc.line)), warps: 1, body: toStmts(w.all) }, warps: [w.warp] });
     }
   };
-  for (const g of groups.values()) {
+  for (const g of [...groups.values()].flatMap(bySignalPlaces)) {
     const early = g.length > 1 && g.some((x) => x.prefix.length > 0) ? foldWithPrefixes(g) : undefined;
     if (early) {
       place(g, early);
