@@ -325,7 +325,15 @@ function bySignalPlaces(group: readonly Grouped[]): Grouped[][] {
       .join('|');
     classes.set(key, [...(classes.get(key) ?? []), g]);
   }
-  return [...classes.values()];
+  if (classes.size === 1) return [[...group]];
+  // split, a class keeps to one warpgroup: the roles of a warpgroup are declared one (its wgmma
+  // groups start and retire together, docs/semantics.md), which roles of two warpgroups cannot be
+  // (fast.cu M7: warps 4 and 8 release for their warpgroups, 5-7 and 9-11 do not)
+  return [...classes.values()].flatMap((cls) => {
+    const byWarpgroup = new Map<number, Grouped[]>();
+    for (const g of cls) byWarpgroup.set(Math.floor(g.warp / 4), [...(byWarpgroup.get(Math.floor(g.warp / 4)) ?? []), g]);
+    return [...byWarpgroup.values()];
+  });
 }
 
 /** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
