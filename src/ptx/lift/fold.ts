@@ -229,6 +229,18 @@ function unsyncedAccessBefore(units: readonly Unit[], gi: number, threads: numbe
   return false;
 }
 
+/** Whether a `bar.sync` of at least `threads` threads comes after the last wait before gap `gi` (or no wait does). */
+function syncedSinceWait(units: readonly Unit[], gi: number, threads: number): boolean {
+  for (let i = gi - 1; i >= 0; i--) {
+    const u = units[i];
+    if (u?.kind !== 'op') continue;
+    const op = u.op.op;
+    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return true;
+    if (op.kind === 'wait' || op.kind === 'wait.token') return false;
+  }
+  return true;
+}
+
 /** How a role is named: from its warps and the PTX lines of its operations. */
 export type RoleNamer = (warps: readonly number[], lines: readonly number[]) => string;
 
@@ -326,6 +338,16 @@ function bySignalPlaces(group: readonly Grouped[]): Grouped[][] {
     classes.set(key, [...(classes.get(key) ?? []), g]);
   }
   if (classes.size === 1) return [[...group]];
+  // where a named barrier of the whole group comes between every wait and the signals that differ,
+  // no warp can lag past a wait before the others signal: they stay one role (a consumer
+  // warpgroup whose first warp releases the stage after `bar.sync 1, 128`)
+  const keys = [...classes.keys()].map((k) => k.split('|'));
+  const units = split(group[0]?.all ?? []).units;
+  const differs = (gi: number): boolean => keys.some((k) => k[gi] !== keys[0]?.[gi]);
+  const gaps = keys[0]?.length ?? 0;
+  let bounded = true;
+  for (let gi = 0; gi < gaps && bounded; gi++) if (differs(gi) && !syncedSinceWait(units, gi, 32 * group.length)) bounded = false;
+  if (bounded) return [[...group]];
   // split, a class keeps to one warpgroup: the roles of a warpgroup are declared one (its wgmma
   // groups start and retire together, docs/semantics.md), which roles of two warpgroups cannot be
   // (fast.cu M7: warps 4 and 8 release for their warpgroups, 5-7 and 9-11 do not)
