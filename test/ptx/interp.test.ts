@@ -761,6 +761,28 @@ describe('events → program', () => {
     expect(verifyProgram(synced).violations).toEqual([]);
   });
 
+  it('folds warps of one warpgroup that signal differently when a wgmma.wait retiring a group committed after their wait comes first (CUTLASS on a cluster)', () => {
+    // warps 0-3 wait for buf, multiply from it, wait for the group, then warp 0 alone releases buf on
+    // bar+8 and warp 1 alone arrives on bar+16; warp 4 waits for the release and loads buf again.
+    // A group retires only once every warp of the warpgroup committed into it (traces/gpu/wgmma-coupling-h200),
+    // so no warp is still before its wait when another signals: they stay in step and fold.
+    const wgmma = `\tmov.u32 %r2, buf;\n\tbfe.u32 %r3, %r2, 4, 14;\n\tcvt.u64.u32 %rd2, %r3;\n\tmov.pred %p9, -1;\n\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, %rd2, %rd2, %p9, 1, 1, 0, 0;\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n`;
+    const signals = `\tmov.u32 %r4, %laneid;\n\tsetp.eq.u32 %p4, %r4, 0;\n\tsetp.eq.u32 %p7, %r5, 0;\n\tand.pred %p7, %p7, %p4;\n\t@%p7 mbarrier.arrive.shared::cta.b64 _, [bar+8];\n\tsetp.eq.u32 %p8, %r5, 1;\n\tand.pred %p8, %p8, %p4;\n\t@%p8 mbarrier.arrive.shared::cta.b64 _, [bar+16];\n\tbra.uni $L_end;\n`;
+    const consumers = `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n${wgmma}${signals}`;
+    const producer = `$L_prod:\n\tmov.u32 %r6, %laneid;\n\tsetp.eq.u32 %p6, %r6, 0;\n\tmov.u64 %rd1, 0;\n\t@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16;\n\t@%p6 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+8], 0;\n\t@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+24], 16;\n\t@%p6 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar+24];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+24], 0;\n\tld.shared.u32 %r7, [buf];\n$L_end:\n`;
+    const body = `${INIT}\tshr.u32 %r5, %r1, 5;\n\tsetp.eq.u32 %p5, %r5, 4;\n\t@%p5 bra $L_prod;\n${consumers}${producer}`;
+    const p = lift({ body, block: 160 });
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4], ['warp4', 1]]);
+    expect(verifyProgram(p).violations).toEqual([]);
+    // wait_group 1 may leave that group pending: a warp may be past it while another is still
+    // before its barrier wait, so the signalling warps are roles of their own
+    const pending = lift({ body: body.replace('wgmma.wait_group.sync.aligned 0', 'wgmma.wait_group.sync.aligned 1'), block: 160 });
+    expect(pending.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warp1', 1], ['warps2_3', 2], ['warp4', 1]]);
+    // so is a group committed before the wait: it does not need the partners past the wait
+    const early = body.replace(`\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n${wgmma}`, `${wgmma}\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\twgmma.wait_group.sync.aligned 0;\n`);
+    expect(lift({ body: early, block: 160 }).roles.map((r) => r.warps)).toEqual([1, 1, 2, 1]);
+  });
+
   it('folds warps that differ only in accesses a first bar.sync of all of them orders (DeepGEMM staging its scales)', () => {
     // warp 1 stores to buf+64 before the barrier of both warps; after it both wait and read alike
     const early = `${INIT}\tmov.u32 %r4, %tid.x;\n\tshr.u32 %r5, %r4, 5;\n\tsetp.eq.u32 %p4, %r5, 1;\n\t@%p4 st.shared.u32 [buf+64], %r4;\n`;

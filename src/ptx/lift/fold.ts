@@ -229,14 +229,27 @@ function unsyncedAccessBefore(units: readonly Unit[], gi: number, threads: numbe
   return false;
 }
 
-/** Whether a `bar.sync` of at least `threads` threads comes after the last wait before gap `gi` (or no wait does). */
-function syncedSinceWait(units: readonly Unit[], gi: number, threads: number): boolean {
+/**
+ * Whether every warp of the group is past the last wait before gap `gi` (or no wait comes before
+ * it) by the time one of them reaches the gap: a `bar.sync` of at least `threads` threads came
+ * after that wait, or — for warps of one warpgroup (`oneWarpgroup`) — a `wgmma.wait_group N` that
+ * retires a group committed after that wait (more than N commits between them). A warpgroup's
+ * wgmma group retires only once each of its 4 warps has committed into it (measured on an H200:
+ * traces/gpu/wgmma-coupling-h200), and each warp commits it after its own wait.
+ */
+function syncedSinceWait(units: readonly Unit[], gi: number, threads: number, oneWarpgroup: boolean): boolean {
+  // wgmma.wait N seen on the way back, by the number of commits between it and the gap
+  const retiring: number[] = [];
+  let commits = 0;
   for (let i = gi - 1; i >= 0; i--) {
     const u = units[i];
     if (u?.kind !== 'op') continue;
     const op = u.op.op;
     if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return true;
-    if (op.kind === 'wait' || op.kind === 'wait.token') return false;
+    if (op.kind === 'wait' || op.kind === 'wait.token') return oneWarpgroup && retiring.some((before) => commits > before);
+    if (op.kind === 'wgmma.commit') commits++;
+    // the groups committed before this wgmma.wait, less the N it leaves pending
+    if (op.kind === 'wgmma.wait' && op.pending.kind === 'num') retiring.push(commits + op.pending.value);
   }
   return true;
 }
@@ -330,32 +343,49 @@ function bySignals(group: readonly Grouped[]): Grouped[][] {
  */
 function bySignalPlaces(group: readonly Grouped[]): Grouped[][] {
   if (group.length < 2) return [[...group]];
-  const classes = new Map<string, Grouped[]>();
-  for (const g of group) {
-    const key = split(g.all)
-      .gaps.map((gap) => gap.filter((o) => SIGNALS.has(o.op.kind)).map((o) => alignKey(o) ?? opKey(o)).join(','))
-      .join('|');
-    classes.set(key, [...(classes.get(key) ?? []), g]);
-  }
-  if (classes.size === 1) return [[...group]];
-  // where a named barrier of the whole group comes between every wait and the signals that differ,
-  // no warp can lag past a wait before the others signal: they stay one role (a consumer
-  // warpgroup whose first warp releases the stage after `bar.sync 1, 128`)
-  const keys = [...classes.keys()].map((k) => k.split('|'));
-  const units = split(group[0]?.all ?? []).units;
-  const differs = (gi: number): boolean => keys.some((k) => k[gi] !== keys[0]?.[gi]);
-  const gaps = keys[0]?.length ?? 0;
-  let bounded = true;
-  for (let gi = 0; gi < gaps && bounded; gi++) if (differs(gi) && !syncedSinceWait(units, gi, 32 * group.length)) bounded = false;
-  if (bounded) return [[...group]];
+  const places = new Map(group.map((g) => [g, signalPlaces(g)] as const));
+  if (inStep(group, places)) return [[...group]];
   // split, a class keeps to one warpgroup: the roles of a warpgroup are declared one (its wgmma
   // groups start and retire together, docs/semantics.md), which roles of two warpgroups cannot be
   // (fast.cu M7: warps 4 and 8 release for their warpgroups, 5-7 and 9-11 do not)
-  return [...classes.values()].flatMap((cls) => {
-    const byWarpgroup = new Map<number, Grouped[]>();
-    for (const g of cls) byWarpgroup.set(Math.floor(g.warp / 4), [...(byWarpgroup.get(Math.floor(g.warp / 4)) ?? []), g]);
-    return [...byWarpgroup.values()];
+  const byWarpgroup = new Map<number, Grouped[]>();
+  for (const g of group) byWarpgroup.set(Math.floor(g.warp / 4), [...(byWarpgroup.get(Math.floor(g.warp / 4)) ?? []), g]);
+  return [...byWarpgroup.values()].flatMap((wg) => {
+    if (inStep(wg, places)) return [wg];
+    const classes = new Map<string, Grouped[]>();
+    for (const g of wg) {
+      const key = (places.get(g) ?? []).join('|');
+      classes.set(key, [...(classes.get(key) ?? []), g]);
+    }
+    return [...classes.values()];
   });
+}
+
+/**
+ * A warp's single-issuer signals, gap by gap between its collective operations (PTX line, kind and
+ * target), after its early accesses (which hold no signal; warps of a group have equal skeletons there).
+ */
+function signalPlaces(g: Grouped): string[] {
+  return split(g.ops).gaps.map((gap) => gap.filter((o) => SIGNALS.has(o.op.kind)).map((o) => alignKey(o) ?? opKey(o)).join(','));
+}
+
+/**
+ * Whether warps stay in step wherever their signals differ: each such gap is reached only once
+ * every warp is past the last wait before it (`syncedSinceWait`), so no warp can lag past a wait
+ * while another signals. A named barrier of the whole group does it (a consumer warpgroup whose
+ * first warp releases the stage after `bar.sync 1, 128`); within one warpgroup so does a
+ * `wgmma.wait_group` that retires a group committed after the wait (CUTLASS's consumers on a
+ * cluster, each warp releasing the stage of another CTA).
+ */
+function inStep(group: readonly Grouped[], places: ReadonlyMap<Grouped, readonly string[]>): boolean {
+  const first = places.get(group[0] as Grouped) ?? [];
+  const units = split(group[0]?.ops ?? []).units;
+  const oneWarpgroup = new Set(group.map((g) => Math.floor(g.warp / 4))).size === 1;
+  for (let gi = 0; gi < first.length; gi++) {
+    const differs = group.some((g) => places.get(g)?.[gi] !== first[gi]);
+    if (differs && !syncedSinceWait(units, gi, 32 * group.length, oneWarpgroup)) return false;
+  }
+  return group.every((g) => places.get(g)?.length === first.length);
 }
 
 /** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
