@@ -30,7 +30,7 @@ function warps(maskReader: 'generic' | 'wgmma'): WarpEvent[][] {
 
 const slotOf = (w: WarpEvent[][], lo: number, hi: number): string[] => {
   const res = buildResources(w, [0, 0], 1, layoutSharedMemory(parsePtx(MODULE, 'k.ptx')), new Map());
-  return res.slots(0, lo, hi).map((s) => `${s.ref.name}[${s.ref.index.kind === 'num' ? s.ref.index.value : '?'}]`);
+  return res.slots(0, [[lo, hi]]).map((s) => `${s.ref.name}[${s.ref.index.kind === 'num' ? s.ref.index.value : '?'}]`);
 };
 
 describe('scattered slots gather bytes read alike', () => {

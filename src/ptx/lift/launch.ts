@@ -76,7 +76,7 @@ export class LaunchValues {
   private readonly given: ReadonlySet<string>;
 
   /** what an integer left open reads: DEFAULT_INT, or 2 where the kernel divides by half of it (sweep.ts) */
-  private readonly defaultInt: bigint;
+  readonly defaultInt: bigint;
 
   constructor(
     kernel: PtxFunction,

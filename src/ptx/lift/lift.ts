@@ -12,7 +12,7 @@ import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { mergeRanges } from './footprint.ts';
 import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
-import { DEFAULT_INT, LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
+import { LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources, type ResourceMap } from './resources.ts';
@@ -264,7 +264,7 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
     const counts = [...launch.integerFields].filter((k) => !assigned.has(k));
     if (launch.clobbered.size === 0 && counts.length === 0) break;
     notInputs = new Set([...notInputs, ...launch.clobbered]);
-    assigned = new Map([...assigned, ...counts.map((k) => [k, options.defaultInt?.value ?? DEFAULT_INT] as const)]);
+    assigned = new Map([...assigned, ...counts.map((k) => [k, launch.defaultInt] as const)]);
   }
   const blockThreads = p.block[0] * p.block[1] * p.block[2];
   return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };

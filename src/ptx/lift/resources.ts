@@ -26,8 +26,11 @@ export interface ResourceMap {
   readonly resources: readonly Resource[];
   /** The barrier element at an address of CTA `cta` (every address in the events has one). */
   barrier(cta: number, addr: number): Ref;
-  /** Buffer slots a byte range of CTA `cta` overlaps, with the overlapping byte count of each. */
-  slots(cta: number, lo: number, hi: number): { ref: Ref; bytes: number }[];
+  /**
+   * Buffer slots that byte runs of CTA `cta` overlap, each once, with the overlapping byte count of
+   * each (a scattered slot, or scattered runs, add up).
+   */
+  slots(cta: number, runs: readonly (readonly [number, number])[]): { ref: Ref; bytes: number }[];
   /** The Program's named barrier count (16, or 16 per CTA plus the cluster barrier). */
   readonly namedBarriers: number;
   /** Model id of named barrier `id` of CTA `cta`, and of the cluster barrier. */
@@ -248,28 +251,30 @@ export function buildResources(
       if (!ref) throw new Error(`internal: no barrier at shared address ${addr}`);
       return { name: ref.names[cta] ?? ref.names[0] ?? '?', index: num(ref.index) };
     },
-    slots(cta, lo, hi) {
-      const h = hintAt(lo);
-      if (h) {
-        const out: { ref: Ref; bytes: number }[] = [];
-        const hname = ctas === 1 ? h.name : `${h.name}_c${cta}`;
-        for (let s = Math.floor((lo - h.lo) / h.bytes); s < h.slots && h.lo + s * h.bytes < Math.max(lo + 1, hi); s++) {
-          const sLo = h.lo + s * h.bytes;
-          out.push({ ref: { name: hname, index: num(s) }, bytes: Math.min(hi, sLo + h.bytes) - Math.max(lo, sLo) });
-        }
-        return out;
-      }
+    slots(cta, runs) {
       const out: { ref: Ref; bytes: number }[] = [];
-      const end = Math.max(lo + 1, hi);
-      for (const s of slotRefs) {
-        if (s.hi <= lo) continue;
-        if (s.lo >= end) break;
-        const name = s.names[cta] ?? s.names[0] ?? '?';
-        const bytes = Math.min(hi, s.hi) - Math.max(lo, s.lo);
-        // a scattered slot has several runs: one entry for it
-        const seen = out.find((o) => o.ref.name === name && o.ref.index.kind === 'num' && o.ref.index.value === s.index);
+      const add = (name: string, index: number, bytes: number): void => {
+        const seen = out.find((o) => o.ref.name === name && o.ref.index.kind === 'num' && o.ref.index.value === index);
         if (seen) seen.bytes += bytes;
-        else out.push({ ref: { name, index: num(s.index) }, bytes });
+        else out.push({ ref: { name, index: num(index) }, bytes });
+      };
+      for (const [lo, hi] of runs) {
+        const end = Math.max(lo + 1, hi);
+        const h = hintAt(lo);
+        if (h) {
+          const hname = ctas === 1 ? h.name : `${h.name}_c${cta}`;
+          for (let s = Math.floor((lo - h.lo) / h.bytes); s < h.slots && h.lo + s * h.bytes < end; s++) {
+            const sLo = h.lo + s * h.bytes;
+            add(hname, s, Math.min(hi, sLo + h.bytes) - Math.max(lo, sLo));
+          }
+          continue;
+        }
+        for (const s of slotRefs) {
+          if (s.hi <= lo) continue;
+          if (s.lo >= end) break;
+          // a scattered slot has several runs: one entry for it
+          add(s.names[cta] ?? s.names[0] ?? '?', s.index, Math.min(hi, s.hi) - Math.max(lo, s.lo));
+        }
       }
       return out;
     },

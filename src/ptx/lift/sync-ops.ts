@@ -96,11 +96,7 @@ function storeAsync(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
     w.event({ k: 'tma.load', cta: c.cta, dst: first[0], bytes: total, bar: c.bar, parts: runs, lane: c.lane, copies: 1, loc: ins.loc });
     const sync = w.sim.cta(c.cta);
     for (const [lo, hi] of runs) sync.smem.forget(lo, hi);
-    const b = sync.mbar(c.bar);
-    if (b) {
-      b.tx -= total;
-      completeWithCopies(w, c.cta, c.bar);
-    }
+    addTx(w, c.cta, c.bar, -total);
   }
 }
 
@@ -115,6 +111,14 @@ function addrOperand(w: WarpInterp, fr: Frame, ins: FlatInstr, i: number): Val {
   const x = ins.args[i];
   if (!x) w.unsupported(`missing barrier address in '${ins.op.text}' at line ${ins.loc.line}`, ins.loc);
   return w.address(fr, x);
+}
+
+/** Transaction bytes expected (positive) or landed (negative) on a barrier, and the phase completed if that ends it. */
+function addTx(w: WarpInterp, cta: number, bar: number, bytes: number): void {
+  const b = w.sim.cta(cta).mbar(bar);
+  if (!b) return;
+  b.tx += bytes;
+  completeWithCopies(w, cta, bar);
 }
 
 function completeWithCopies(w: WarpInterp, cta: number, bar: number): void {
@@ -160,11 +164,7 @@ function mbarrier(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | 
         const bytes = w.known(g.xs[1] ?? UNINIT, 'the byte count', ins) * g.n;
         const txFrom = action === 'expect_tx' ? txSource(w, fr, ins, 1) : undefined;
         w.event({ k: action, cta: at.cta, bar: at.addr, bytes, ...(txFrom !== undefined ? { txFrom } : {}), loc });
-        const b = w.sim.cta(at.cta).mbar(at.addr);
-        if (b) {
-          b.tx += action === 'expect_tx' ? bytes : -bytes;
-          completeWithCopies(w, at.cta, at.addr);
-        }
+        addTx(w, at.cta, at.addr, action === 'expect_tx' ? bytes : -bytes);
       }
       return undefined;
     case 'try_wait':
@@ -380,15 +380,13 @@ function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
       for (const c of ctas) {
         const sync = w.sim.cta(c);
         if (bytes !== undefined) sync.smem.forget(dAt.addr, dAt.addr + bytes);
-        const b = sync.mbar(bAt.addr);
-        if (!b) continue;
-        if (bytes !== undefined) b.tx -= bytes * g.n;
-        else {
+        if (!sync.mbar(bAt.addr)) continue;
+        if (bytes === undefined) {
           const perCta = unsizedCopies.get(sync) ?? new Map<number, number>();
           unsizedCopies.set(sync, perCta);
           perCta.set(bAt.addr, (perCta.get(bAt.addr) ?? 0) + g.n);
         }
-        completeWithCopies(w, c, bAt.addr);
+        addTx(w, c, bAt.addr, -(bytes ?? 0) * g.n);
       }
     }
     return;

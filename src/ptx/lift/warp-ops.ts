@@ -114,7 +114,7 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         const bytes = e.bytes ?? 0;
         for (const c of e.ctas ?? [e.cta]) {
           // one copy lands as one unit, however finely other accesses cut its buffer into slots
-          const pieces = runsOfSlots(slotsOfRuns(res, c, e.parts ?? [[e.dst, e.dst + bytes]]));
+          const pieces = runsOfSlots(res.slots(c, e.parts ?? [[e.dst, e.dst + bytes]]));
           const barrier = res.barrier(c, e.bar);
           for (const p of pieces) {
             const value = e.src && bytes > 0 && e.src.offset % bytes === 0 && pieces.length === 1 ? { value: num(e.src.offset / bytes) } : {};
@@ -125,7 +125,7 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         break;
       }
       case 'tma.store':
-        for (const p of res.slots(e.cta, e.src, e.src + (e.bytes ?? 1))) local({ kind: 'tma.store', target: p.ref }, loc);
+        for (const p of res.slots(e.cta, [[e.src, e.src + (e.bytes ?? 1)]])) local({ kind: 'tma.store', target: p.ref }, loc);
         break;
       case 'bulk.commit':
         local({ kind: 'bulk.commit' }, loc);
@@ -134,12 +134,10 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         local({ kind: 'bulk.wait', pending: num(e.pending) }, loc);
         break;
       case 'mma': {
-        for (const [lo, hi] of mmaReads(e, layout)) {
-          for (const p of res.slots(e.cta, lo, hi)) {
-            if (issued.some((r) => sameRef(r, p.ref))) continue;
-            issued.push(p.ref);
-            collective({ kind: 'wgmma.issue', target: p.ref, commit: false }, loc);
-          }
+        for (const p of res.slots(e.cta, mmaReads(e, layout))) {
+          if (issued.some((r) => sameRef(r, p.ref))) continue;
+          issued.push(p.ref);
+          collective({ kind: 'wgmma.issue', target: p.ref, commit: false }, loc);
         }
         break;
       }
@@ -162,7 +160,7 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         break;
       case 'read':
       case 'write':
-        for (const p of accessSlots(res, e)) {
+        for (const p of res.slots(e.cta, e.parts ?? [[e.lo, e.hi]])) {
           const touched: AccessBytes = { cta: e.cta, runs: e.parts ?? [[e.lo, e.hi]], ...(e.data !== undefined ? { data: e.data } : {}) };
           // in a run of generic accesses with no synchronization between them, order does not
           // matter: one read (write) per slot stands for the run (a loop of loads over a slot)
@@ -172,15 +170,6 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         }
         break;
     }
-  }
-  return out;
-}
-
-/** The slots a generic access touches: those of each run of its lanes' bytes, once each. */
-function accessSlots(res: ResourceMap, e: Extract<WarpEvent, { k: 'read' | 'write' }>): { ref: Ref }[] {
-  const out: { ref: Ref }[] = [];
-  for (const [lo, hi] of e.parts ?? [[e.lo, e.hi]]) {
-    for (const p of res.slots(e.cta, lo, hi)) if (!out.some((o) => sameRef(o.ref, p.ref))) out.push(p);
   }
   return out;
 }
@@ -201,14 +190,3 @@ function runsOfSlots(pieces: readonly { ref: Ref; bytes: number }[]): { ref: Ref
 }
 
 /** The slots byte runs of one CTA overlap, each once with its bytes over all the runs (a scattered copy). */
-function slotsOfRuns(res: ResourceMap, cta: number, runs: readonly (readonly [number, number])[]): { ref: Ref; bytes: number }[] {
-  const out: { ref: Ref; bytes: number }[] = [];
-  for (const [lo, hi] of runs) {
-    for (const p of res.slots(cta, lo, hi)) {
-      const seen = out.find((o) => o.ref.name === p.ref.name && JSON.stringify(o.ref.index) === JSON.stringify(p.ref.index));
-      if (seen) seen.bytes += p.bytes;
-      else out.push({ ...p });
-    }
-  }
-  return out;
-}
