@@ -126,6 +126,14 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
     out.push(
       `atom.global.add at line${c.lines.length > 1 ? 's' : ''} ${c.lines.join(', ')}: a counter in global memory (a work queue), taken to start at 0 and to be advanced by this launch alone (${c.adds} add${c.adds === 1 ? '' : 's'}); this CTA takes tiles 0, 1, 2, … (the tiles other CTAs would take are not modelled)`,
     );
+  const lagging = facts.lagging ?? [];
+  if (lagging.length > 0) {
+    const lines = [...new Set(lagging.flatMap((l) => l.lines))].sort((a, b) => a - b);
+    const shown = lagging.slice(0, 3).map((l) => `${l.role} for ${l.of}`).join(', ');
+    out.push(
+      `warps that signal at different places and may lag each other are folded into one role each, beside a lag role standing for a warp that lags (${shown}${lagging.length > 3 ? `, and ${lagging.length - 3} more` : ''}): it makes the waits at line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} again, up to where every warp must be past them, so that a missed phase shows (docs/ptx.md, "Warps that lag")`,
+    );
+  }
   for (const sp of facts.spins ?? [])
     out.push(
       `the loop at lines ${sp.flag}–${sp.line} spins on a flag in global memory (ld at line ${sp.flag}) that another CTA sets: that CTA is not modelled, so the loop is taken to end (${sp.times} time${sp.times === 1 ? '' : 's'}); this synchronization through global memory is assumed, not checked`,

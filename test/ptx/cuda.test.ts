@@ -99,14 +99,15 @@ describe('libcu++ ring kernels: verdicts', () => {
 });
 
 describe('the lcsf pattern: a lagging producer warp (gpu/lcsf/lag.cu hangs on an H200 when one lags)', () => {
-  it('keeps producer warps that signal at different places apart, and finds the phase the lagging one misses', () => {
+  it('folds producer warps that signal at different places beside a lag role, which finds the phase a lagging one misses', () => {
     const file = `${CUDA_DIR}lcsf_lag.ptx`;
     const [only] = liftPtxFile(read(file), file, { params: new Map([['0', 8]]) });
     if (!only) throw new Error('expected one kernel');
-    // folded into one role (before 2026-11-27) the two producers waited in lockstep and the kernel verified
-    expect(only.program.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warp1', 1], ['warp2', 1]]);
+    // folded into one role alone (before 2026-11-27) the two producers waited in lockstep and the kernel verified
+    expect(only.program.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warps1_2', 2], ['warps1_2_lag', 1]]);
+    expect(only.facts.lagging).toEqual([{ role: 'warps1_2_lag', of: 'warps1_2', lines: [expect.any(Number)] }]);
     const r = verify(only.program);
     expect(kinds(r)).toEqual(['protocol']);
-    expect(r.violations[0]?.message).toMatch(/^warp[12]: wait on finished\[0\] with parity 1 missed its phase/);
+    expect(r.violations[0]?.message).toMatch(/^warps1_2_lag: wait on finished\[0\] with parity 1 missed its phase/);
   });
 });

@@ -136,13 +136,18 @@ function toStmts(items: readonly { op: Op; loc: Loc }[]): Stmt[] {
   return items.map((x) => ({ kind: 'op', op: x.op, loc: x.loc }));
 }
 
-/** Fold a group of warps with equal skeletons, or undefined when that would hide a race. */
-function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[]): Stmt[] | undefined {
+/**
+ * Fold a group of warps with equal skeletons, or undefined when that would hide a race.
+ * `rechecks`: waits to make again just before skeleton unit i (`lagRechecks`; at the end for i =
+ * the number of units).
+ */
+function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], rechecks?: ReadonlyMap<number, readonly WarpOp[]>, lag?: { id: number; ops: { op: Op; loc: Loc }[] }): Stmt[] | undefined {
   const parts = group.map((g) => ({ warp: g.warp, ...split(g.ops) }));
   const first = parts[0];
   if (!first) return [];
   const threads = 32 * group.length;
   const body: { op: Op; loc: Loc }[] = [];
+  const rendezvous = (loc: Loc): { op: Op; loc: Loc } => ({ op: { kind: 'bar.sync', id: { kind: 'num', value: lag?.id ?? LAG_BARRIER }, threads: { kind: 'num', value: threads + 32 } }, loc });
   for (let gi = 0; gi < first.gaps.length; gi++) {
     let merged: Merged[] | undefined = [];
     for (const p of parts) {
@@ -152,6 +157,12 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[]): 
     for (const x of merged) {
       if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(first.units, gi, threads)) return undefined;
       body.push({ op: x.op, loc: x.loc });
+    }
+    const again = rechecks?.get(gi);
+    if (again && lag) {
+      const at = first.units[gi]?.kind === 'op' ? (first.units[gi] as { op: WarpOp }).op.loc : (again[0] as WarpOp).loc;
+      lag.ops.push(...again.map((w) => ({ op: w.op, loc: w.loc })), rendezvous(at));
+      body.push(rendezvous(at));
     }
     const u = first.units[gi];
     if (u?.kind === 'op') body.push({ op: u.op.op, loc: u.op.loc });
@@ -229,29 +240,63 @@ function unsyncedAccessBefore(units: readonly Unit[], gi: number, threads: numbe
   return false;
 }
 
+/** Warps a CTA holds (1024 threads). */
+const MAX_CTA_WARPS = 32;
+
+/** Placeholder id of a lag role's rendezvous barrier (lift.ts numbers them after the kernel's own). */
+export const LAG_BARRIER = 1_000_000;
+
 /**
- * Whether every warp of the group is past the last wait before gap `gi` (or no wait comes before
- * it) by the time one of them reaches the gap: a `bar.sync` of at least `threads` threads came
- * after that wait, or — for warps of one warpgroup (`oneWarpgroup`) — a `wgmma.wait_group N` that
- * retires a group committed after that wait (more than N commits between them). A warpgroup's
- * wgmma group retires only once each of its 4 warps has committed into it (measured on an H200:
- * traces/gpu/wgmma-coupling-h200), and each warp commits it after its own wait.
+ * The first skeleton unit after unit `wi` (a wait) that every warp of the group reaches only once
+ * all of them are past that wait: a `bar.sync` of at least `threads` threads, or — for warps of
+ * one warpgroup (`oneWarpgroup`) — a `wgmma.wait_group N` that retires a group committed after the
+ * wait (more than N commits between them). A warpgroup's wgmma group retires only once each of its
+ * 4 warps has committed into it (measured on an H200: traces/gpu/wgmma-coupling-h200), and each
+ * warp commits it after its own wait. The number of units when none comes.
  */
-function syncedSinceWait(units: readonly Unit[], gi: number, threads: number, oneWarpgroup: boolean): boolean {
-  // wgmma.wait N seen on the way back, by the number of commits between it and the gap
-  const retiring: number[] = [];
+function syncAfter(units: readonly Unit[], wi: number, threads: number, oneWarpgroup: boolean): number {
   let commits = 0;
-  for (let i = gi - 1; i >= 0; i--) {
-    const u = units[i];
+  for (let j = wi + 1; j < units.length; j++) {
+    const u = units[j];
     if (u?.kind !== 'op') continue;
     const op = u.op.op;
-    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return true;
-    if (op.kind === 'wait' || op.kind === 'wait.token') return oneWarpgroup && retiring.some((before) => commits > before);
+    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return j;
     if (op.kind === 'wgmma.commit') commits++;
-    // the groups committed before this wgmma.wait, less the N it leaves pending
-    if (op.kind === 'wgmma.wait' && op.pending.kind === 'num') retiring.push(commits + op.pending.value);
+    if (oneWarpgroup && op.kind === 'wgmma.wait' && op.pending.kind === 'num' && commits > op.pending.value) return j;
   }
+  return units.length;
+}
+
+const isWait = (u: Unit | undefined): boolean => u?.kind === 'op' && (u.op.op.kind === 'wait' || u.op.op.kind === 'wait.token');
+
+/** Whether every warp of the group is past the last wait before gap `gi` (or no wait comes before it) by the time one of them reaches the gap. */
+function syncedSinceWait(units: readonly Unit[], gi: number, threads: number, oneWarpgroup: boolean): boolean {
+  for (let wi = gi - 1; wi >= 0; wi--) if (isWait(units[wi])) return syncAfter(units, wi, threads, oneWarpgroup) < gi;
   return true;
+}
+
+/**
+ * The waits a folded role makes again for its lagging warps, by the skeleton unit they go just
+ * before. Between a wait and the next unit that needs every warp past it (`syncAfter`, or the
+ * end), one warp may still be before the wait while another goes on; where the warps signal
+ * differently in that stretch (`differs`, by gap), the role makes each signal at the leading
+ * warp's time and repeats the wait just before that unit, the latest moment a lagging warp can
+ * make it. Phases only advance, so a barrier that completed twice since the role's wait is found
+ * there, as the missed phase of a lagging warp (ThunderKittens' lcsf producers, gpu/lcsf/lag.cu);
+ * an earlier signal only lets barriers complete sooner. Token waits are not repeated: a token
+ * names its phase.
+ */
+function lagRechecks(units: readonly Unit[], differs: (gi: number) => boolean, threads: number, oneWarpgroup: boolean): Map<number, WarpOp[]> {
+  const out = new Map<number, WarpOp[]>();
+  for (let wi = 0; wi < units.length; wi++) {
+    const u = units[wi];
+    if (u?.kind !== 'op' || u.op.op.kind !== 'wait') continue;
+    const end = syncAfter(units, wi, threads, oneWarpgroup);
+    let lags = false;
+    for (let gi = wi + 1; gi <= end && !lags; gi++) lags = differs(gi);
+    if (lags) out.set(end, [...(out.get(end) ?? []), u.op]);
+  }
+  return out;
 }
 
 /** How a role is named: from its warps and the PTX lines of its operations. */
@@ -263,6 +308,13 @@ const defaultNamer: RoleNamer = (warps) => roleName(warps);
 export interface FoldedRole {
   readonly role: Role;
   readonly warps: readonly number[];
+  /**
+   * A lag role (no warps of its own): it stands for a lagging warp of the role before it and makes
+   * the waits at these PTX lines again (`lagRechecks`)
+   */
+  readonly rechecked?: readonly number[];
+  /** a lag role's main role: its index in the list */
+  readonly lagOf?: number;
 }
 
 /**
@@ -341,24 +393,36 @@ function bySignals(group: readonly Grouped[]): Grouped[][] {
  * loader waits with a parity whose phase has passed: a hang on an H200 (gpu/lcsf/lag.cu), which a
  * role of both warps could not show. So they stay apart.
  */
-function bySignalPlaces(group: readonly Grouped[]): Grouped[][] {
-  if (group.length < 2) return [[...group]];
+function bySignalPlaces(group: readonly Grouped[]): Folding[] {
+  if (group.length < 2) return [{ warps: [...group] }];
   const places = new Map(group.map((g) => [g, signalPlaces(g)] as const));
-  if (inStep(group, places)) return [[...group]];
-  // split, a class keeps to one warpgroup: the roles of a warpgroup are declared one (its wgmma
-  // groups start and retire together, docs/semantics.md), which roles of two warpgroups cannot be
+  if (inStep(group, places)) return [{ warps: [...group] }];
+  // a role keeps to one warpgroup: the roles of a warpgroup are declared one (its wgmma groups
+  // start and retire together, docs/semantics.md), which roles of two warpgroups cannot be
   // (fast.cu M7: warps 4 and 8 release for their warpgroups, 5-7 and 9-11 do not)
   const byWarpgroup = new Map<number, Grouped[]>();
   for (const g of group) byWarpgroup.set(Math.floor(g.warp / 4), [...(byWarpgroup.get(Math.floor(g.warp / 4)) ?? []), g]);
-  return [...byWarpgroup.values()].flatMap((wg) => {
-    if (inStep(wg, places)) return [wg];
+  return [...byWarpgroup.values()].flatMap((wg): Folding[] => {
+    if (inStep(wg, places)) return [{ warps: wg }];
+    // warps that lag each other: one role that repeats its waits for them (lagRechecks), unless
+    // early accesses shift their skeletons; then the warps of each signal class fold
+    const first = places.get(wg[0] as Grouped) ?? [];
+    const differs = (gi: number): boolean => wg.some((g) => places.get(g)?.[gi] !== first[gi]);
+    const units = split(wg[0]?.ops ?? []).units;
+    if (wg.length > 1 && wg.every((g) => g.prefix.length === 0)) return [{ warps: wg, rechecks: lagRechecks(units, differs, 32 * wg.length, true) }];
     const classes = new Map<string, Grouped[]>();
     for (const g of wg) {
       const key = (places.get(g) ?? []).join('|');
       classes.set(key, [...(classes.get(key) ?? []), g]);
     }
-    return [...classes.values()];
+    return [...classes.values()].map((warps) => ({ warps }));
   });
+}
+
+/** Warps to fold into one role, and the waits it repeats for its lagging warps (`lagRechecks`). */
+interface Folding {
+  readonly warps: readonly Grouped[];
+  readonly rechecks?: ReadonlyMap<number, readonly WarpOp[]>;
 }
 
 /**
@@ -401,7 +465,11 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     g.push({ warp: w.warp, ops, prefix: w.ops.slice(0, n), all: w.ops });
     groups.set(key, g);
   }
-  const roles: { first: number; role: Role; warps: number[] }[] = [];
+  const roles: { first: number; role: Role; warps: number[]; rechecked?: number[]; lagOf?: number }[] = [];
+  let lagRoles = 0;
+  const warpsOf = new Map<number, number>();
+  for (const w of warps) warpsOf.set(ctaOf(w.warp), (warpsOf.get(ctaOf(w.warp)) ?? 0) + 1);
+  const lagsOf = new Map<number, number>();
   const place = (g: readonly Grouped[], body: Stmt[] | undefined): void => {
     if (body) {
       const ws = g.map((x) => x.warp);
@@ -410,7 +478,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.all.map((o) => o.loc.line)), warps: 1, body: toStmts(w.all) }, warps: [w.warp] });
     }
   };
-  for (const g of [...groups.values()].flatMap(bySignalPlaces)) {
+  for (const { warps: g, rechecks } of [...groups.values()].flatMap(bySignalPlaces)) {
     const early = g.length > 1 && g.some((x) => x.prefix.length > 0) ? foldWithPrefixes(g) : undefined;
     if (early) {
       place(g, early);
@@ -423,16 +491,32 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       whole.set(key, [...(whole.get(key) ?? []), { ...x, ops: x.all }]);
     }
     for (const sub of whole.values()) {
-      const body = sub.length > 1 ? foldGroup(sub) : undefined;
+      // a lag role is one more warp in its CTA: where the CTA has no room, the signal classes fold apart
+      const cta = ctaOf(sub[0]?.warp ?? 0);
+      const room = rechecks !== undefined && (warpsOf.get(cta) ?? 0) + (lagsOf.get(cta) ?? 0) < MAX_CTA_WARPS;
+      const lag = { id: LAG_BARRIER + lagRoles, ops: [] as { op: Op; loc: Loc }[] };
+      const body = sub.length > 1 && (room || rechecks === undefined) ? foldGroup(sub, rechecks, lag) : undefined;
+      if (body && lag.ops.length > 0) {
+        const ws = sub.map((x) => x.warp);
+        lagRoles++;
+        lagsOf.set(cta, (lagsOf.get(cta) ?? 0) + 1);
+        const rechecked = [...new Set(lag.ops.filter((x) => x.op.kind === 'wait').map((x) => x.loc.line))].sort((a, b) => a - b);
+        roles.push({ first: Math.min(...ws), role: { name: `${namer(ws, linesOf(body))}_lag`, warps: 1, body: toStmts(lag.ops) }, warps: [], lagOf: Math.min(...ws), rechecked });
+      }
       if (body || sub.length === 1) place(sub, body);
       else for (const cls of bySignals(sub)) place(cls, cls.length > 1 ? foldGroup(cls) : undefined);
     }
   }
   // a kernel with no synchronization at all is still a program: one empty role
   if (roles.length === 0) roles.push({ first: 0, role: { name: namer([0], []), warps: 1, body: [] }, warps: [0] });
-  const sorted = roles.sort((a, b) => a.first - b.first);
+  const sorted = roles.sort((a, b) => a.first - b.first || (a.lagOf === undefined ? 0 : 1) - (b.lagOf === undefined ? 0 : 1));
   // names must be unique: a role split into warps gets the warp in its name
   const seen = new Map<string, number>();
   for (const r of sorted) seen.set(r.role.name, (seen.get(r.role.name) ?? 0) + 1);
-  return sorted.map((r) => ({ role: (seen.get(r.role.name) ?? 0) <= 1 ? r.role : { ...r.role, name: `${r.role.name}_${roleName([r.first])}` }, warps: r.warps }));
+  return sorted.map((r) => ({
+    role: (seen.get(r.role.name) ?? 0) <= 1 ? r.role : { ...r.role, name: `${r.role.name}_${roleName([r.first])}` },
+    warps: r.warps,
+    ...(r.rechecked ? { rechecked: r.rechecked } : {}),
+    ...(r.lagOf !== undefined ? { lagOf: sorted.findIndex((m) => m.warps.includes(r.lagOf ?? -1)) } : {}),
+  }));
 }

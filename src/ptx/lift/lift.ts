@@ -1,7 +1,7 @@
 // PTX kernel → mbarrier-level Program: run one cluster concretely with a set of launch values
 // (cluster.ts), then turn the recorded synchronization into resources and roles (docs/ptx.md).
 import { InputError } from '../../diag.ts';
-import type { Param, Program } from '../../ir/program.ts';
+import type { Param, Program, Stmt } from '../../ir/program.ts';
 import { validateProgram } from '../../lang/validate.ts';
 import type { PtxFunction, PtxModule } from '../parse/ast.ts';
 import { parsePtx } from '../parse/parser.ts';
@@ -10,7 +10,7 @@ import { runCluster, type ClusterRun } from './cluster.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { mergeRanges } from './footprint.ts';
-import { foldWarps, type FoldedRole } from './fold.ts';
+import { foldWarps, LAG_BARRIER, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
 import { LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
@@ -82,6 +82,8 @@ export interface LiftFacts {
   readonly forcedWaits?: number;
   /** the run ended hung: the blocked waits are the last operations recorded */
   readonly truncated?: true;
+  /** lag roles (fold.ts): each stands for a lagging warp of `of`, whose warps signal at different places, and makes the waits at `lines` again */
+  readonly lagging?: readonly { readonly role: string; readonly of: string; readonly lines: readonly number[] }[];
 }
 
 export interface KernelTrace {
@@ -325,7 +327,15 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     const v = given.get(p.name);
     if (v !== undefined && p.elements === undefined) params.push({ name: fresh(identifier(p.name), 'param'), value: Number(BigInt.asIntN(32, v)) });
   });
-  const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') }));
+  // each lag role's rendezvous barrier (fold.ts) gets an id after the kernel's own named barriers
+  let namedBarriers = res.namedBarriers;
+  const renumber = (st: Stmt): Stmt => {
+    if (st.kind !== 'op' || st.op.kind !== 'bar.sync' || st.op.id.kind !== 'num' || st.op.id.value < LAG_BARRIER) return st;
+    const id = res.namedBarriers + st.op.id.value - LAG_BARRIER;
+    namedBarriers = Math.max(namedBarriers, id + 1);
+    return { ...st, op: { ...st.op, id: { kind: 'num', value: id } } };
+  };
+  const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role'), body: f.role.body.map(renumber) }));
   const warpgroups = warpgroupsOf(folded, named.map((r) => r.name), nw, (w) => trace.ctaOf[w] ?? 0);
   const facts: LiftFacts = {
     launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) || (v.element !== undefined && given.has(wholeArray(v.key))) })),
@@ -343,13 +353,14 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     ...(trace.run.stuck ? { stuck: trace.run.stuck.map((s) => `warp ${s.warp}${ctas > 1 ? ` of CTA ${s.cta}` : ''} at line ${s.loc.line}`).join(', ') } : {}),
     ...(trace.run.forced > 0 ? { forcedWaits: trace.run.forced } : {}),
     ...(trace.run.complete ? {} : { truncated: true as const }),
+    ...(folded.some((f) => f.rechecked) ? { lagging: folded.flatMap((f, i) => (f.rechecked ? [{ role: named[i]?.name ?? '', of: named[f.lagOf ?? -1]?.name ?? '', lines: f.rechecked }] : [])) } : {}),
   };
   const program: Program = {
     params,
     resources: res.resources,
     roles: named,
     source: module.file,
-    ...(res.namedBarriers > 16 ? { namedBarriers: res.namedBarriers } : {}),
+    ...(namedBarriers > 16 ? { namedBarriers } : {}),
     ...(warpgroups.length > 0 ? { warpgroups } : {}),
   };
   // the result must be a valid Program: a value out of range (an init count of 0, say) is the
