@@ -775,12 +775,14 @@ describe('events → program', () => {
     expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4], ['warp4', 1]]);
     expect(verifyProgram(p).violations).toEqual([]);
     // wait_group 1 may leave that group pending: a warp may still be before its barrier wait while
-    // another signals. The four still fold, beside a lag role standing for such a warp: it makes
-    // the wait again, up to the role's end (no later point needs every warp past it), and meets
-    // the role there on a named barrier of its own
+    // another signals. The four still fold, beside a lag role standing for such a warp: once the
+    // role arrives before its wait (named barrier 17), the lag role makes the wait again, at any
+    // time up to the role's end (no later point needs every warp past it), where both meet on
+    // named barrier 16
     const pending = lift({ body: body.replace('wgmma.wait_group.sync.aligned 0', 'wgmma.wait_group.sync.aligned 1'), block: 160 });
     expect(pending.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4], ['warps0_3_lag', 1], ['warp4', 1]]);
-    expect(roleText(pending, 1)).toEqual(['wait bar[0] 0', 'bar.sync 16 160']);
+    expect(roleText(pending, 1)).toEqual(['bar.sync 17 160', 'wait bar[0] 0', 'bar.sync 16 160']);
+    expect(roleText(pending, 0)[0]).toBe('bar.arrive 17 160');
     expect(roleText(pending, 0).at(-1)).toBe('bar.sync 16 160');
     // (and warp 0 releases buf while the wgmma may still read it: the copy after the release races)
     expect(verifyProgram(pending).violations.map((v) => v.kind)).toEqual(['race']);

@@ -136,18 +136,32 @@ function toStmts(items: readonly { op: Op; loc: Loc }[]): Stmt[] {
   return items.map((x) => ({ kind: 'op', op: x.op, loc: x.loc }));
 }
 
+/** A lag role under construction: its first named barrier (placeholder ids, LAG_BARRIER on), how many it uses, its ops. */
+interface LagRole {
+  readonly base: number;
+  ids: number;
+  readonly ops: { op: Op; loc: Loc }[];
+}
+
 /**
- * Fold a group of warps with equal skeletons, or undefined when that would hide a race.
- * `rechecks`: waits to make again just before skeleton unit i (`lagRechecks`; at the end for i =
- * the number of units).
+ * Fold a group of warps with equal skeletons, or undefined when that would hide a race. With
+ * `windows` (`lagWindows`) the role is built with its lag role (`lag`): before each window's wait
+ * the role arrives on a named barrier that the lag role syncs on before making the wait again, so
+ * the lag role knows what the role knew there, and never makes the wait sooner; before each
+ * window's end both sync on one more named barrier, so the role goes on only once the lag role has
+ * made its waits. A window's barrier is used again once the lag role is past its end.
  */
-function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], rechecks?: ReadonlyMap<number, readonly WarpOp[]>, lag?: { id: number; ops: { op: Op; loc: Loc }[] }): Stmt[] | undefined {
+function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], windows?: readonly LagWindow[], lag?: LagRole): Stmt[] | undefined {
   const parts = group.map((g) => ({ warp: g.warp, ...split(g.ops) }));
   const first = parts[0];
   if (!first) return [];
   const threads = 32 * group.length;
   const body: { op: Op; loc: Loc }[] = [];
-  const rendezvous = (loc: Loc): { op: Op; loc: Loc } => ({ op: { kind: 'bar.sync', id: { kind: 'num', value: lag?.id ?? LAG_BARRIER }, threads: { kind: 'num', value: threads + 32 } }, loc });
+  const starts = new Map((windows ?? []).map((w, k) => [w.wait, k] as const));
+  const ends = new Set((windows ?? []).map((w) => w.end));
+  const pool = lagPool(windows ?? []);
+  if (lag && windows && windows.length > 0) lag.ids = pool + 1;
+  const named = (kind: 'bar.sync' | 'bar.arrive', id: number, loc: Loc): { op: Op; loc: Loc } => ({ op: { kind, id: { kind: 'num', value: id }, threads: { kind: 'num', value: threads + 32 } }, loc });
   for (let gi = 0; gi < first.gaps.length; gi++) {
     let merged: Merged[] | undefined = [];
     for (const p of parts) {
@@ -158,13 +172,17 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], r
       if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(first.units, gi, threads)) return undefined;
       body.push({ op: x.op, loc: x.loc });
     }
-    const again = rechecks?.get(gi);
-    if (again && lag) {
-      const at = first.units[gi]?.kind === 'op' ? (first.units[gi] as { op: WarpOp }).op.loc : (again[0] as WarpOp).loc;
-      lag.ops.push(...again.map((w) => ({ op: w.op, loc: w.loc })), rendezvous(at));
-      body.push(rendezvous(at));
-    }
     const u = first.units[gi];
+    if (lag && ends.has(gi)) {
+      const at = u?.kind === 'op' ? u.op.loc : (body.at(-1)?.loc ?? { line: 0, col: 0 });
+      body.push(named('bar.sync', lag.base, at));
+      lag.ops.push(named('bar.sync', lag.base, at));
+    }
+    const k = starts.get(gi);
+    if (lag && k !== undefined && u?.kind === 'op') {
+      body.push(named('bar.arrive', lag.base + 1 + (k % pool), u.op.loc));
+      lag.ops.push(named('bar.sync', lag.base + 1 + (k % pool), u.op.loc), { op: u.op.op, loc: u.op.loc });
+    }
     if (u?.kind === 'op') body.push({ op: u.op.op, loc: u.op.loc });
     else if (u) {
       // warps touching each other's bytes with no barrier between race: they stay separate roles
@@ -243,7 +261,7 @@ function unsyncedAccessBefore(units: readonly Unit[], gi: number, threads: numbe
 /** Warps a CTA holds (1024 threads). */
 const MAX_CTA_WARPS = 32;
 
-/** Placeholder id of a lag role's rendezvous barrier (lift.ts numbers them after the kernel's own). */
+/** Placeholder ids of lag roles' named barriers start here (lift.ts numbers them after the kernel's own). */
 export const LAG_BARRIER = 1_000_000;
 
 /**
@@ -276,25 +294,41 @@ function syncedSinceWait(units: readonly Unit[], gi: number, threads: number, on
 }
 
 /**
- * The waits a folded role makes again for its lagging warps, by the skeleton unit they go just
- * before. Between a wait and the next unit that needs every warp past it (`syncAfter`, or the
- * end), one warp may still be before the wait while another goes on; where the warps signal
- * differently in that stretch (`differs`, by gap), the role makes each signal at the leading
- * warp's time and repeats the wait just before that unit, the latest moment a lagging warp can
- * make it. Phases only advance, so a barrier that completed twice since the role's wait is found
- * there, as the missed phase of a lagging warp (ThunderKittens' lcsf producers, gpu/lcsf/lag.cu);
- * an earlier signal only lets barriers complete sooner. Token waits are not repeated: a token
- * names its phase.
+ * How many windows may be open at once, so how many named barriers the role arrives on before its
+ * waits: a window's barrier is free again once the lag role met the role at the window's end.
  */
-function lagRechecks(units: readonly Unit[], differs: (gi: number) => boolean, threads: number, oneWarpgroup: boolean): Map<number, WarpOp[]> {
-  const out = new Map<number, WarpOp[]>();
+function lagPool(windows: readonly LagWindow[]): number {
+  return 1 + Math.max(0, ...windows.map((w) => windows.filter((x) => x.wait > w.wait && x.wait < w.end).length));
+}
+
+/** Past this many windows open at once (warps that never synchronize: a barrier per wait), the signal classes fold apart instead. */
+const MAX_LAG_POOL = 8;
+
+/** A wait of a folded role (its skeleton unit) and the unit by which every warp is past it (or the number of units: the end). */
+interface LagWindow {
+  readonly wait: number;
+  readonly end: number;
+}
+
+/**
+ * The waits a folded role makes again for its lagging warps. Between a wait and the next unit
+ * that needs every warp past it (`syncAfter`, or the end), one warp may still be before the wait
+ * while another goes on; where the warps signal differently in that stretch (`differs`, by gap),
+ * the role makes each signal at the leading warp's time and its lag role makes the wait again at
+ * any moment of the stretch, knowing what the role knew before the wait. Phases only advance, so a
+ * barrier that completed twice since is found there, as the missed phase of a lagging warp
+ * (ThunderKittens' lcsf producers, gpu/lcsf/lag.cu); an earlier signal only lets barriers complete
+ * sooner. Token waits are not repeated: a token names its phase.
+ */
+function lagWindows(units: readonly Unit[], differs: (gi: number) => boolean, threads: number, oneWarpgroup: boolean): LagWindow[] {
+  const out: LagWindow[] = [];
   for (let wi = 0; wi < units.length; wi++) {
     const u = units[wi];
     if (u?.kind !== 'op' || u.op.op.kind !== 'wait') continue;
     const end = syncAfter(units, wi, threads, oneWarpgroup);
     let lags = false;
     for (let gi = wi + 1; gi <= end && !lags; gi++) lags = differs(gi);
-    if (lags) out.set(end, [...(out.get(end) ?? []), u.op]);
+    if (lags) out.push({ wait: wi, end });
   }
   return out;
 }
@@ -310,7 +344,7 @@ export interface FoldedRole {
   readonly warps: readonly number[];
   /**
    * A lag role (no warps of its own): it stands for a lagging warp of the role before it and makes
-   * the waits at these PTX lines again (`lagRechecks`)
+   * the waits at these PTX lines again (`lagWindows`)
    */
   readonly rechecked?: readonly number[];
   /** a lag role's main role: its index in the list */
@@ -404,12 +438,14 @@ function bySignalPlaces(group: readonly Grouped[]): Folding[] {
   for (const g of group) byWarpgroup.set(Math.floor(g.warp / 4), [...(byWarpgroup.get(Math.floor(g.warp / 4)) ?? []), g]);
   return [...byWarpgroup.values()].flatMap((wg): Folding[] => {
     if (inStep(wg, places)) return [{ warps: wg }];
-    // warps that lag each other: one role that repeats its waits for them (lagRechecks), unless
-    // early accesses shift their skeletons; then the warps of each signal class fold
+    // warps that lag each other: one role beside a lag role that repeats its waits (lagWindows),
+    // unless early accesses shift their skeletons or too many windows are open at once; then the
+    // warps of each signal class fold
     const first = places.get(wg[0] as Grouped) ?? [];
     const differs = (gi: number): boolean => wg.some((g) => places.get(g)?.[gi] !== first[gi]);
     const units = split(wg[0]?.ops ?? []).units;
-    if (wg.length > 1 && wg.every((g) => g.prefix.length === 0)) return [{ warps: wg, rechecks: lagRechecks(units, differs, 32 * wg.length, true) }];
+    const windows = lagWindows(units, differs, 32 * wg.length, true);
+    if (wg.length > 1 && wg.every((g) => g.prefix.length === 0) && lagPool(windows) <= MAX_LAG_POOL) return [{ warps: wg, windows }];
     const classes = new Map<string, Grouped[]>();
     for (const g of wg) {
       const key = (places.get(g) ?? []).join('|');
@@ -419,10 +455,10 @@ function bySignalPlaces(group: readonly Grouped[]): Folding[] {
   });
 }
 
-/** Warps to fold into one role, and the waits it repeats for its lagging warps (`lagRechecks`). */
+/** Warps to fold into one role, and the waits its lag role repeats for its lagging warps (`lagWindows`). */
 interface Folding {
   readonly warps: readonly Grouped[];
-  readonly rechecks?: ReadonlyMap<number, readonly WarpOp[]>;
+  readonly windows?: readonly LagWindow[];
 }
 
 /**
@@ -466,7 +502,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     groups.set(key, g);
   }
   const roles: { first: number; role: Role; warps: number[]; rechecked?: number[]; lagOf?: number }[] = [];
-  let lagRoles = 0;
+  let lagIds = 0;
   const warpsOf = new Map<number, number>();
   for (const w of warps) warpsOf.set(ctaOf(w.warp), (warpsOf.get(ctaOf(w.warp)) ?? 0) + 1);
   const lagsOf = new Map<number, number>();
@@ -478,7 +514,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.all.map((o) => o.loc.line)), warps: 1, body: toStmts(w.all) }, warps: [w.warp] });
     }
   };
-  for (const { warps: g, rechecks } of [...groups.values()].flatMap(bySignalPlaces)) {
+  for (const { warps: g, windows } of [...groups.values()].flatMap(bySignalPlaces)) {
     const early = g.length > 1 && g.some((x) => x.prefix.length > 0) ? foldWithPrefixes(g) : undefined;
     if (early) {
       place(g, early);
@@ -493,12 +529,12 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     for (const sub of whole.values()) {
       // a lag role is one more warp in its CTA: where the CTA has no room, the signal classes fold apart
       const cta = ctaOf(sub[0]?.warp ?? 0);
-      const room = rechecks !== undefined && (warpsOf.get(cta) ?? 0) + (lagsOf.get(cta) ?? 0) < MAX_CTA_WARPS;
-      const lag = { id: LAG_BARRIER + lagRoles, ops: [] as { op: Op; loc: Loc }[] };
-      const body = sub.length > 1 && (room || rechecks === undefined) ? foldGroup(sub, rechecks, lag) : undefined;
+      const room = windows !== undefined && (warpsOf.get(cta) ?? 0) + (lagsOf.get(cta) ?? 0) < MAX_CTA_WARPS;
+      const lag: LagRole = { base: LAG_BARRIER + lagIds, ids: 0, ops: [] };
+      const body = sub.length > 1 && (room || windows === undefined) ? foldGroup(sub, windows, lag) : undefined;
       if (body && lag.ops.length > 0) {
         const ws = sub.map((x) => x.warp);
-        lagRoles++;
+        lagIds += lag.ids;
         lagsOf.set(cta, (lagsOf.get(cta) ?? 0) + 1);
         const rechecked = [...new Set(lag.ops.filter((x) => x.op.kind === 'wait').map((x) => x.loc.line))].sort((a, b) => a - b);
         roles.push({ first: Math.min(...ws), role: { name: `${namer(ws, linesOf(body))}_lag`, warps: 1, body: toStmts(lag.ops) }, warps: [], lagOf: Math.min(...ws), rechecked });

@@ -330,7 +330,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   // each lag role's rendezvous barrier (fold.ts) gets an id after the kernel's own named barriers
   let namedBarriers = res.namedBarriers;
   const renumber = (st: Stmt): Stmt => {
-    if (st.kind !== 'op' || st.op.kind !== 'bar.sync' || st.op.id.kind !== 'num' || st.op.id.value < LAG_BARRIER) return st;
+    if (st.kind !== 'op' || (st.op.kind !== 'bar.sync' && st.op.kind !== 'bar.arrive') || st.op.id.kind !== 'num' || st.op.id.value < LAG_BARRIER) return st;
     const id = res.namedBarriers + st.op.id.value - LAG_BARRIER;
     namedBarriers = Math.max(namedBarriers, id + 1);
     return { ...st, op: { ...st.op, id: { kind: 'num', value: id } } };
