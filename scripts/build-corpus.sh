@@ -4,6 +4,7 @@
 #
 #   scripts/build-corpus.sh SRC [OUT]
 #
+# ONLY=REGEX limits the build to the targets whose names match.
 # SRC holds checkouts of NVIDIA/cutlass, HazyResearch/ThunderKittens, deepseek-ai/DeepGEMM,
 # pranjalssh/fast.cu, Dao-AILab/flash-attention and deepseek-ai/FlashMLA (folders cutlass/,
 # ThunderKittens/, DeepGEMM/, fast.cu/, flash-attention/, FlashMLA/; FA3 and FlashMLA are built
@@ -33,6 +34,9 @@ for d in "${!REPO[@]}"; do
 done
 
 CUTLASS_FLAGS="-std=c++17 --expt-relaxed-constexpr -DNDEBUG -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
+# CUTLASS's examples include <curand_kernel.h> for their random fills; where the toolkit lacks it,
+# our stand-in (scripts/corpus/stub) declares what those fills call
+[ -f "$(dirname "$(command -v "$NVCC")")/../include/curand_kernel.h" ] || CUTLASS_FLAGS="$CUTLASS_FLAGS -I $HERE/corpus/stub"
 # --pre-include chrono: some ThunderKittens harnesses time with std::chrono without including it
 TK_FLAGS="--pre-include chrono -std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr -I $SRC/ThunderKittens/include -I $SRC/ThunderKittens/prototype -DNDEBUG -DKITTENS_HOPPER"
 DG_FLAGS="-std=c++20 -O3 --expt-relaxed-constexpr --expt-extended-lambda -I $SRC/DeepGEMM/deep_gemm/include -I $SRC/cutlass/include"
@@ -92,6 +96,14 @@ flashmla_dense_decode_bf16|$FMLA/sm90/decode/dense/instantiations/bf16.cu|$FMLA_
 flashmla_sparse_prefill_k512|$FMLA/sm90/prefill/sparse/instantiations/phase1_k512.cu|$FMLA_FLAGS
 flashmla_sparse_fp8_decode_h64|$FMLA/sm90/decode/sparse_fp8/instantiations/v32_persistent_h64.cu|$FMLA_FLAGS
 flashmla_sparse_fp8_decode_h128|$FMLA/sm90/decode/sparse_fp8/instantiations/v32_persistent_h128.cu|$FMLA_FLAGS
+cutlass_ex48_ws|$SRC/cutlass/examples/48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex49_builder|$SRC/cutlass/examples/49_hopper_gemm_with_collective_builder/49_collective_builder.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex88_fmha|$SRC/cutlass/examples/88_hopper_fmha/88_hopper_fmha.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common -I $SRC/cutlass/examples/88_hopper_fmha
+cutlass_ex111_ssd|$SRC/cutlass/examples/111_hopper_ssd/111_hopper_ssd.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common -I $SRC/cutlass/examples/111_hopper_ssd
+cutlass_ex113_gated_act|$SRC/cutlass/examples/113_hopper_gemm_activation_fusion/113_hopper_gemm_fused_gated_act.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common -I $SRC/cutlass/examples/113_hopper_gemm_activation_fusion
+fa3_fwd_hdim128_bf16_paged_split|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim128_bf16_paged_split_sm90.cu|$FA3_FLAGS
+fa3_fwd_hdim256_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim256_bf16_sm90.cu|$FA3_FLAGS
+fa3_bwd_hdim64_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim64_bf16_sm90.cu|$FA3_BWD_FLAGS
 EOF
 )
 
@@ -105,6 +117,8 @@ build() {
 }
 export -f build
 export NVCC OUT
+# ONLY=REGEX builds just the targets whose name matches (the launch files below are written anyway)
+[ -n "${ONLY:-}" ] && TARGETS=$(printf '%s\n' "$TARGETS" | grep -E "^(${ONLY})\|" || true)
 printf '%s\n' "$TARGETS" | xargs -P "$JOBS" -I{} bash -c 'build "$@"' _ {}
 # block sizes of the kernels that declare none (.reqntid): read by scripts/corpus.ts
 echo 128 >"$OUT/tk_educational_h100_level_05.block"
