@@ -111,3 +111,32 @@ describe('the lcsf pattern: a lagging producer warp (gpu/lcsf/lag.cu hangs on an
     expect(r.violations[0]?.message).toMatch(/^warps1_2_lag: wait on finished\[0\] with parity 1 missed its phase/);
   });
 });
+
+describe('a wgmma consumer that keeps one group in flight and releases on two barriers (wg_release.cu)', () => {
+  const liftAt = (file: string, k: number): Program => {
+    const path = `${CUDA_DIR}${file}.ptx`;
+    const [only] = liftPtxFile(read(path), path, { params: new Map([['2', k]]) });
+    if (!only) throw new Error('expected one kernel');
+    return only.program;
+  };
+
+  it('folds the four consumer warps beside a lag role whose windows run to the next wait_group 1, their barriers used again', () => {
+    const p = liftAt('wg_release', 5);
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warps4_7', 4], ['warps4_7_lag', 1]]);
+    // the wait on stage k is made again by the lag role until the wait_group 1 that retires stage k's group,
+    // which comes after the next wait: two windows open at once, barriers 17 and 18 in turn, 16 to meet
+    expect(roleText(p, 'warps4_7_lag')).toEqual(['bar.sync 17 160', 'wait full[1] 0', 'bar.sync 18 160', 'wait full[2] 0', 'bar.sync 16 160', 'bar.sync 17 160', 'wait full[0] 1', 'bar.sync 16 160', 'bar.sync 18 160', 'wait full[1] 1', 'bar.sync 16 160', 'bar.sync 16 160']);
+    expect(roleText(p, 'warps4_7').filter((t) => t.startsWith('bar.'))).toEqual(['bar.arrive 17 160', 'bar.arrive 18 160', 'bar.sync 16 160', 'bar.arrive 17 160', 'bar.sync 16 160', 'bar.arrive 18 160', 'bar.sync 16 160', 'bar.sync 16 160']);
+    expect(p.namedBarriers).toBe(19);
+  });
+
+  it.each([2, 5, 8])('verifies at K = %i', (k) => {
+    expect(verify(liftAt('wg_release', k)).violations).toEqual([]);
+  });
+
+  it('finds the race when each stage is released right after issuing on it (wg_release_current.cu)', () => {
+    const r = verify(liftAt('wg_release_current', 5));
+    expect(kinds(r)).toEqual(['race']);
+    expect(r.violations[0]?.message).toMatch(/^warp0: race on ring_0\[0\]: tma\.load into it by warp0 while a wgmma of warps4_7 is still reading it/);
+  });
+});
