@@ -697,6 +697,19 @@ describe('events → program', () => {
     expect(roleText(lift({ body: one, params }, { tmaBytes: 256 }), 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf[0] bar[0] 256']);
   });
 
+  it('sizes the copies of two maps that take turns through one ring by the ring\'s step, not each map\'s (CUTLASS FMHA backward)', () => {
+    // k_map fills slots 0 and 2 of a 512-byte ring, v_map slots 1 and 3; the consumer reads the
+    // whole ring, so the reads of adjacent slots merge: each map's stride (1024) would size its
+    // copies over the next slot, where the other map's copy lands
+    const copy = (map: string, dst: number, b: number): string =>
+      `\tmov.b64 %rd1, ${map};\n\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+${8 * b}], 512;\n\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [buf+${dst}], [%rd1, {${dst}, 0}], [bar+${8 * b}];\n`;
+    const reads = [0, 1, 2, 3].map((b) => `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+${8 * b}], 0;\n\tmov.u32 %r4, %laneid;\n\tshl.b32 %r4, %r4, 4;\n\tmov.u32 %r5, buf;\n\tadd.s32 %r5, %r5, %r4;\n\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5+${512 * b}];\n`).join('');
+    const body = `${INIT}${copy('k_map', 0, 0)}${copy('v_map', 512, 1)}${copy('k_map', 1024, 2)}${copy('v_map', 1536, 3)}${reads}`;
+    const p = lift({ body, params: '.param .align 64 .b8 k_map[128], .param .align 64 .b8 v_map[128]' });
+    expect(roleText(p, 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf_0[0] bar[0] 512', 'tma.load buf_512[0] bar[1] 512', 'tma.load buf_1024[0] bar[2] 512', 'tma.load buf_1536[0] bar[3] 512']);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
   it('says a verdict covers the prologue only when no launch point issued the kernel\'s copies (a tile count of 0)', () => {
     // one copy per tile; the tile count is a 64-bit field of the by-value struct, 0 unless given
     const body = [

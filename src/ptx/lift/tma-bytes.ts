@@ -6,7 +6,8 @@
 //  2. the footprint: the consumers' reads of the destination (wgmma descriptors, loads, TMA
 //     stores), from the copy's destination up to the next thing placed in shared memory;
 //  3. the ring stride: when a map's copies land at several addresses (the slots of a ring),
-//     the smallest distance between them, bounded by that same next thing;
+//     the smallest distance between them, bounded by that same next thing (maps that take turns
+//     through one ring: the ring's step, which also bounds their footprints);
 //  4. the barriers' expected bytes: per barrier, (expect_tx total − bytes of sized copies)
 //     split evenly over its unsized copies, when every barrier of the map agrees;
 //  5. the gap from the copy's destination to the next thing placed in shared memory.
@@ -75,6 +76,32 @@ function readRanges(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout
     }
   }
   return [mergeRanges(mmaA), mergeRanges(mmaB), mergeRanges(loads), mergeRanges(stores)];
+}
+
+/**
+ * For maps whose copies land at the slots of one ring in turn: the ring's stride, by map. Maps
+ * with the same stride whose destinations together form one arithmetic progression with a smaller
+ * step (each map's own slots interleaved with the others') are such a ring.
+ */
+function interleavedStrides(dsts: ReadonlyMap<string, ReadonlySet<number>>, strides: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  // the step of these destinations when they form one arithmetic progression finer than `stride`
+  const stepOf = (keys: readonly string[], stride: number): number | undefined => {
+    const all = keys.flatMap((k) => [...(dsts.get(k) ?? [])]).sort((x, y) => x - y);
+    const steps = new Set(all.slice(1).map((x, i) => x - (all[i] ?? 0)));
+    const step = [...steps][0];
+    return steps.size === 1 && step !== undefined && step > 0 && step < stride && stride % step === 0 ? step : undefined;
+  };
+  const keys = [...strides.keys()];
+  for (const first of keys) {
+    const stride = strides.get(first) ?? 0;
+    if (out.has(first)) continue;
+    const ring = [first];
+    for (const k of keys) if (k !== first && !out.has(k) && strides.get(k) === stride && stepOf([...ring, k], stride) !== undefined) ring.push(k);
+    const step = ring.length > 1 ? stepOf(ring, stride) : undefined;
+    if (step !== undefined) for (const k of ring) out.set(k, step);
+  }
+  return out;
 }
 
 export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout, options: SizingOptions = {}): { warps: WarpEvent[][]; maps: SizedMap[] } {
@@ -161,6 +188,10 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
     const ds = [...set].sort((a, b) => a - b);
     for (let i = 1; i < ds.length; i++) strides.set(key, Math.min(strides.get(key) ?? Infinity, (ds[i] ?? 0) - (ds[i - 1] ?? 0)));
   }
+  // maps that take turns through one ring (FMHA's backward loads K and V into alternate stages of
+  // one pipeline): each map's stride spans two stages, the reads of adjacent stages merge, and a
+  // copy would be sized over the next stage; their slots are as far apart as the merged stride
+  for (const [key, d] of interleavedStrides(dsts, strides)) strides.set(key, d);
   const proposals = new Map<string, Set<number>>();
   for (const e of unsized) {
     const key = keyOf(e);
