@@ -310,6 +310,12 @@ interface LagWindow {
   readonly end: number;
 }
 
+/** Whether the warps signal differently in a gap after unit `wi` up to unit `end` (before it). */
+function stretchDiffers(wi: number, end: number, differs: (gi: number) => boolean): boolean {
+  for (let gi = wi + 1; gi <= end; gi++) if (differs(gi)) return true;
+  return false;
+}
+
 /**
  * The waits a folded role makes again for its lagging warps. Between a wait and the next unit
  * that needs every warp past it (`syncAfter`, or the end), one warp may still be before the wait
@@ -318,7 +324,7 @@ interface LagWindow {
  * any moment of the stretch, knowing what the role knew before the wait. Phases only advance, so a
  * barrier that completed twice since is found there, as the missed phase of a lagging warp
  * (ThunderKittens' lcsf producers, gpu/lcsf/lag.cu); an earlier signal only lets barriers complete
- * sooner. Token waits are not repeated: a token names its phase.
+ * sooner. Token waits are not made again (bySignalPlaces splits such warps instead).
  */
 function lagWindows(units: readonly Unit[], differs: (gi: number) => boolean, threads: number, oneWarpgroup: boolean): LagWindow[] {
   const out: LagWindow[] = [];
@@ -326,9 +332,7 @@ function lagWindows(units: readonly Unit[], differs: (gi: number) => boolean, th
     const u = units[wi];
     if (u?.kind !== 'op' || u.op.op.kind !== 'wait') continue;
     const end = syncAfter(units, wi, threads, oneWarpgroup);
-    let lags = false;
-    for (let gi = wi + 1; gi <= end && !lags; gi++) lags = differs(gi);
-    if (lags) out.push({ wait: wi, end });
+    if (stretchDiffers(wi, end, differs)) out.push({ wait: wi, end });
   }
   return out;
 }
@@ -445,7 +449,9 @@ function bySignalPlaces(group: readonly Grouped[]): Folding[] {
     const differs = (gi: number): boolean => wg.some((g) => places.get(g)?.[gi] !== first[gi]);
     const units = split(wg[0]?.ops ?? []).units;
     const windows = lagWindows(units, differs, 32 * wg.length, true);
-    if (wg.length > 1 && wg.every((g) => g.prefix.length === 0) && lagPool(windows) <= MAX_LAG_POOL) return [{ warps: wg, windows }];
+    // a token wait is not made again: a lag past one, where the warps signal differently, splits them
+    const tokenLags = units.some((u, wi) => u.kind === 'op' && u.op.op.kind === 'wait.token' && stretchDiffers(wi, syncAfter(units, wi, 32 * wg.length, true), differs));
+    if (wg.length > 1 && wg.every((g) => g.prefix.length === 0) && windows.length > 0 && !tokenLags && lagPool(windows) <= MAX_LAG_POOL) return [{ warps: wg, windows }];
     const classes = new Map<string, Grouped[]>();
     for (const g of wg) {
       const key = (places.get(g) ?? []).join('|');
