@@ -136,10 +136,9 @@ function toStmts(items: readonly { op: Op; loc: Loc }[]): Stmt[] {
   return items.map((x) => ({ kind: 'op', op: x.op, loc: x.loc }));
 }
 
-/** A lag role under construction: its first named barrier (placeholder ids, LAG_BARRIER on), how many it uses, its ops. */
+/** A lag role under construction: its first named barrier id (it uses `lagPool` + 1 from there) and its ops. */
 interface LagRole {
   readonly base: number;
-  ids: number;
   readonly ops: { op: Op; loc: Loc }[];
 }
 
@@ -160,7 +159,6 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], w
   const starts = new Map((windows ?? []).map((w, k) => [w.wait, k] as const));
   const ends = new Set((windows ?? []).map((w) => w.end));
   const pool = lagPool(windows ?? []);
-  if (lag && windows && windows.length > 0) lag.ids = pool + 1;
   const named = (kind: 'bar.sync' | 'bar.arrive', id: number, loc: Loc): { op: Op; loc: Loc } => ({ op: { kind, id: { kind: 'num', value: id }, threads: { kind: 'num', value: threads + 32 } }, loc });
   for (let gi = 0; gi < first.gaps.length; gi++) {
     let merged: Merged[] | undefined = [];
@@ -261,9 +259,6 @@ function unsyncedAccessBefore(units: readonly Unit[], gi: number, threads: numbe
 /** Warps a CTA holds (1024 threads). */
 const MAX_CTA_WARPS = 32;
 
-/** Placeholder ids of lag roles' named barriers start here (lift.ts numbers them after the kernel's own). */
-export const LAG_BARRIER = 1_000_000;
-
 /**
  * The first skeleton unit after unit `wi` (a wait) that every warp of the group reaches only once
  * all of them are past that wait: a `bar.sync` of at least `threads` threads, or — for warps of
@@ -353,6 +348,8 @@ export interface FoldedRole {
   readonly rechecked?: readonly number[];
   /** a lag role's main role: its index in the list */
   readonly lagOf?: number;
+  /** how many named barriers a lag role adds, numbered from foldWarps' `namedBase` on */
+  readonly namedBarriers?: number;
 }
 
 /**
@@ -494,8 +491,11 @@ function inStep(group: readonly Grouped[], places: ReadonlyMap<Grouped, readonly
   return group.every((g) => places.get(g)?.length === first.length);
 }
 
-/** Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. */
-export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0): FoldedRole[] {
+/**
+ * Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. Lag roles' named
+ * barriers get ids from `namedBase` on (the first the kernel's own leave free).
+ */
+export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[] }[], namer: RoleNamer = defaultNamer, ctaOf: (warp: number) => number = () => 0, namedBase = 16): FoldedRole[] {
   // warps are grouped by their skeleton after any early accesses a first bar.sync orders
   const groups = new Map<string, Grouped[]>();
   for (const w of warps) {
@@ -507,7 +507,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     g.push({ warp: w.warp, ops, prefix: w.ops.slice(0, n), all: w.ops });
     groups.set(key, g);
   }
-  const roles: { first: number; role: Role; warps: number[]; rechecked?: number[]; lagOf?: number }[] = [];
+  const roles: { first: number; role: Role; warps: number[]; rechecked?: number[]; lagOf?: number; namedBarriers?: number }[] = [];
   let lagIds = 0;
   const warpsOf = new Map<number, number>();
   for (const w of warps) warpsOf.set(ctaOf(w.warp), (warpsOf.get(ctaOf(w.warp)) ?? 0) + 1);
@@ -536,14 +536,15 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       // a lag role is one more warp in its CTA: where the CTA has no room, the signal classes fold apart
       const cta = ctaOf(sub[0]?.warp ?? 0);
       const room = windows !== undefined && (warpsOf.get(cta) ?? 0) + (lagsOf.get(cta) ?? 0) < MAX_CTA_WARPS;
-      const lag: LagRole = { base: LAG_BARRIER + lagIds, ids: 0, ops: [] };
+      const lag: LagRole = { base: namedBase + lagIds, ops: [] };
       const body = sub.length > 1 && (room || windows === undefined) ? foldGroup(sub, windows, lag) : undefined;
       if (body && lag.ops.length > 0) {
         const ws = sub.map((x) => x.warp);
-        lagIds += lag.ids;
+        const namedBarriers = lagPool(windows ?? []) + 1;
+        lagIds += namedBarriers;
         lagsOf.set(cta, (lagsOf.get(cta) ?? 0) + 1);
         const rechecked = [...new Set(lag.ops.filter((x) => x.op.kind === 'wait').map((x) => x.loc.line))].sort((a, b) => a - b);
-        roles.push({ first: Math.min(...ws), role: { name: `${namer(ws, linesOf(body))}_lag`, warps: 1, body: toStmts(lag.ops) }, warps: [], lagOf: Math.min(...ws), rechecked });
+        roles.push({ first: Math.min(...ws), role: { name: `${namer(ws, linesOf(body))}_lag`, warps: 1, body: toStmts(lag.ops) }, warps: [], lagOf: Math.min(...ws), rechecked, namedBarriers });
       }
       if (body || sub.length === 1) place(sub, body);
       else for (const cls of bySignals(sub)) place(cls, cls.length > 1 ? foldGroup(cls) : undefined);
@@ -559,6 +560,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     role: (seen.get(r.role.name) ?? 0) <= 1 ? r.role : { ...r.role, name: `${r.role.name}_${roleName([r.first])}` },
     warps: r.warps,
     ...(r.rechecked ? { rechecked: r.rechecked } : {}),
+    ...(r.namedBarriers !== undefined ? { namedBarriers: r.namedBarriers } : {}),
     ...(r.lagOf !== undefined ? { lagOf: sorted.findIndex((m) => m.warps.includes(r.lagOf ?? -1)) } : {}),
   }));
 }

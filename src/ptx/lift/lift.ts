@@ -1,7 +1,7 @@
 // PTX kernel → mbarrier-level Program: run one cluster concretely with a set of launch values
 // (cluster.ts), then turn the recorded synchronization into resources and roles (docs/ptx.md).
 import { InputError } from '../../diag.ts';
-import type { Param, Program, Stmt } from '../../ir/program.ts';
+import type { Param, Program } from '../../ir/program.ts';
 import { validateProgram } from '../../lang/validate.ts';
 import type { PtxFunction, PtxModule } from '../parse/ast.ts';
 import { parsePtx } from '../parse/parser.ts';
@@ -10,7 +10,7 @@ import { runCluster, type ClusterRun } from './cluster.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { mergeRanges } from './footprint.ts';
-import { foldWarps, LAG_BARRIER, type FoldedRole } from './fold.ts';
+import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
 import { LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
@@ -300,7 +300,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
       const hinted = hintedRole(hints, lines);
       const cta = trace.ctaOf[warps[0] ?? 0] ?? 0;
       return hinted !== undefined ? (ctas > 1 ? `${hinted}_cta${cta}` : hinted) : label(warps);
-    }, (w) => trace.ctaOf[w] ?? 0);
+    }, (w) => trace.ctaOf[w] ?? 0, res.namedBarriers);
     return { res, folded };
   };
   // Slots are cut between warpgroups first (likely roles); where one warpgroup's warps fold into
@@ -327,15 +327,9 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     const v = given.get(p.name);
     if (v !== undefined && p.elements === undefined) params.push({ name: fresh(identifier(p.name), 'param'), value: Number(BigInt.asIntN(32, v)) });
   });
-  // each lag role's rendezvous barrier (fold.ts) gets an id after the kernel's own named barriers
-  let namedBarriers = res.namedBarriers;
-  const renumber = (st: Stmt): Stmt => {
-    if (st.kind !== 'op' || (st.op.kind !== 'bar.sync' && st.op.kind !== 'bar.arrive') || st.op.id.kind !== 'num' || st.op.id.value < LAG_BARRIER) return st;
-    const id = res.namedBarriers + st.op.id.value - LAG_BARRIER;
-    namedBarriers = Math.max(namedBarriers, id + 1);
-    return { ...st, op: { ...st.op, id: { kind: 'num', value: id } } };
-  };
-  const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role'), body: f.role.body.map(renumber) }));
+  // lag roles' named barriers (fold.ts) come after the kernel's own
+  const namedBarriers = folded.reduce((n, f) => n + (f.namedBarriers ?? 0), res.namedBarriers);
+  const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') }));
   const warpgroups = warpgroupsOf(folded, named.map((r) => r.name), nw, (w) => trace.ctaOf[w] ?? 0);
   const facts: LiftFacts = {
     launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) || (v.element !== undefined && given.has(wholeArray(v.key))) })),
