@@ -710,6 +710,51 @@ describe('events → program', () => {
     expect(verifyProgram(p).verdict).toBe('verified');
   });
 
+  it('bounds a copy\'s footprint by where another map\'s copy lands (CUTLASS FMHA forward with one k-block)', () => {
+    // k_map lands at buf+0 on bar[0], v_map at buf+512 on bar[1], once each (no ring stride); the
+    // consumer reads both tiles, whose reads merge into [0, 1024): k's copy would be sized over v's
+    const copy = (map: string, dst: number, b: number): string =>
+      `\tmov.b64 %rd1, ${map};\n\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+${8 * b}], 512;\n\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [buf+${dst}], [%rd1, {0, 0}], [bar+${8 * b}];\n`;
+    const reads = [0, 1].map((b) => `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+${8 * b}], 0;\n\tmov.u32 %r4, %laneid;\n\tshl.b32 %r4, %r4, 4;\n\tmov.u32 %r5, buf;\n\tadd.s32 %r5, %r5, %r4;\n\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5+${512 * b}];\n`).join('');
+    const p = lift({ body: `${INIT}${copy('k_map', 0, 0)}${copy('v_map', 512, 1)}${reads}`, params: '.param .align 64 .b8 k_map[128], .param .align 64 .b8 v_map[128]' });
+    expect(roleText(p, 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf_0[0] bar[0] 512', 'tma.load buf_512[0] bar[1] 512']);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
+  it('does not bound a mainloop copy by an epilogue copy landing inside its stage (CUTLASS keeps the two in a union)', () => {
+    // a_map brings 1,024 bytes to buf+0 and the consumer reads them; after the mainloop the
+    // epilogue's c_map copy lands at buf+512 (the union reuses the stage) and is read there. Bounded
+    // by it, a's copy would be 512 bytes where expect_tx says 1,024: the epilogue's copy is not a
+    // bound, since that reading leaves a barrier unbalanced that the usual one balances.
+    const copy = (map: string, dst: number, b: number, bytes: number): string =>
+      `\tmov.b64 %rd1, ${map};\n\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+${8 * b}], ${bytes};\n\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [buf+${dst}], [%rd1, {0, 0}], [bar+${8 * b}];\n`;
+    const read = (b: number, at: number): string => `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+${8 * b}], 0;\n\tmov.u32 %r4, %laneid;\n\tshl.b32 %r4, %r4, 4;\n\tmov.u32 %r5, buf;\n\tadd.s32 %r5, %r5, %r4;\n\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5+${at}];\n`;
+    const body = `${INIT}${copy('a_map', 0, 0, 1024)}${read(0, 0)}${read(0, 512)}\tbar.sync 1, 32;\n${copy('c_map', 512, 1, 512)}${read(1, 512)}`;
+    const p = lift({ body, params: '.param .align 64 .b8 a_map[128], .param .align 64 .b8 c_map[128]' });
+    // a's copy spans both pieces of the stage; c's lands in the second
+    expect(roleText(p, 0).filter((o) => o.startsWith('tma'))).toEqual(['tma.load buf_0[0] bar[0] 512', 'tma.load buf_512[0] bar[0] 512', 'tma.load buf_512[0] bar[1] 512']);
+  });
+
+  it('does not size a copy by a tensor store of bytes the threads wrote over it (an epilogue staging buffer in a union with the stage)', () => {
+    // the copy of 1,024 bytes is waited for; the threads read its second half, then stage 512 bytes
+    // over its first half and store them (an epilogue reusing the stage). The store reads what the
+    // threads wrote, not the copy: sized by it, the copy would move 512 of expect_tx's 1,024 and
+    // its barrier would never complete.
+    const body = [
+      INIT, '\tmov.b64 %rd1, k_map;', '\tmov.b64 %rd2, o_map;',
+      '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 1024;',
+      '\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1, {0, 0}], [bar];',
+      'W:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;', '\t@!%p3 bra W;',
+      '\tmov.u32 %r4, %laneid;', '\tshl.b32 %r4, %r4, 4;', '\tmov.u32 %r5, buf;', '\tadd.s32 %r5, %r5, %r4;',
+      '\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5+512];', '\tst.shared.v4.u32 [%r5], {%r4, %r4, %r4, %r4};', '\tfence.proxy.async.shared::cta;', '\tbar.sync 1, 32;',
+      '\t@%p1 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd2, {0, 0}], [buf];', '\t@%p1 cp.async.bulk.commit_group;',
+      '\t@%p1 cp.async.bulk.wait_group.read 0;',
+    ].join('\n');
+    const p = lift({ body, params: '.param .align 64 .b8 k_map[128], .param .align 64 .b8 o_map[128]' });
+    expect(roleText(p, 0).filter((o) => o.startsWith('tma.load'))).toEqual(['tma.load buf[0] bar[0] 1024']);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
   it('says a verdict covers the prologue only when no launch point issued the kernel\'s copies (a tile count of 0)', () => {
     // one copy per tile; the tile count is a 64-bit field of the by-value struct, 0 unless given
     const body = [

@@ -4,10 +4,11 @@
 //  1. given: `--tma-bytes N` (every map) or `--tma-box MAP=ROWSxCOLSxBYTES` (one map), or the
 //     compiler's metadata (Triton's tensor descriptors);
 //  2. the footprint: the consumers' reads of the destination (wgmma descriptors, loads, TMA
-//     stores), from the copy's destination up to the next thing placed in shared memory;
+//     stores of bytes no thread wrote), from the copy's destination up to the next barrier,
+//     variable boundary or destination of another copy;
 //  3. the ring stride: when a map's copies land at several addresses (the slots of a ring),
-//     the smallest distance between them, bounded by that same next thing (maps that take turns
-//     through one ring: the ring's step, which also bounds their footprints);
+//     the smallest distance between them, bounded the same way (maps that take turns through
+//     one ring: the ring's step, which also bounds their footprints);
 //  4. the barriers' expected bytes: per barrier, (expect_tx total − bytes of sized copies)
 //     split evenly over its unsized copies, when every barrier of the map agrees;
 //  5. the gap from the copy's destination to the next thing placed in shared memory.
@@ -60,6 +61,9 @@ function writeRanges(warps: readonly (readonly WarpEvent[])[]): [number, number]
  * would make one operand's copy as large as both.
  */
 function readRanges(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout): [number, number][][] {
+  // a store of bytes the threads staged reads what they wrote, not what a copy brought
+  const staged = writeRanges(warps);
+  const isStaged = (lo: number, hi: number): boolean => staged.some(([a, b]) => a < hi && lo < b);
   const mmaA: [number, number][] = [];
   const mmaB: [number, number][] = [];
   const loads: [number, number][] = [];
@@ -72,7 +76,7 @@ function readRanges(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout
           mmaB.push(...mmaReads(e, layout, 'b'));
         }
       } else if (e.k === 'read') loads.push([e.lo, e.hi]);
-      else if (e.k === 'tma.store' && e.bytes !== undefined) stores.push([e.src, e.src + e.bytes]);
+      else if (e.k === 'tma.store' && e.bytes !== undefined && !isStaged(e.src, e.src + e.bytes)) stores.push([e.src, e.src + e.bytes]);
     }
   }
   return [mergeRanges(mmaA), mergeRanges(mmaB), mergeRanges(loads), mergeRanges(stores)];
@@ -104,6 +108,46 @@ function interleavedStrides(dsts: ReadonlyMap<string, ReadonlySet<number>>, stri
   return out;
 }
 
+type Sizes = Map<string, { bytes: number; how: SizeSource }>;
+
+const barKey = (cta: number, bar: number): string => `${cta}:${bar}`;
+
+/**
+ * Per barrier: the bytes expect_tx announces (when any), the bytes of its copies sized so far
+ * (`sizes`, or their own), and its unsized copies by map.
+ */
+function txBalance(warps: readonly (readonly WarpEvent[])[], sizes: Sizes): Map<string, { expected?: number; known: number; open: Map<string, number> }> {
+  const out = new Map<string, { expected?: number; known: number; open: Map<string, number> }>();
+  const at = (k: string): { expected?: number; known: number; open: Map<string, number> } => {
+    const slot = out.get(k) ?? { known: 0, open: new Map<string, number>() };
+    out.set(k, slot);
+    return slot;
+  };
+  for (const w of warps) {
+    for (const e of w) {
+      if (e.k === 'arrive.expect_tx' || e.k === 'expect_tx') {
+        const slot = at(barKey(e.cta, e.bar));
+        slot.expected = (slot.expected ?? 0) + (e.k === 'arrive.expect_tx' ? e.bytes * e.threads : e.bytes);
+      } else if (e.k === 'tma.load') {
+        for (const c of e.ctas ?? [e.cta]) {
+          const slot = at(barKey(c, e.bar));
+          const bytes = e.bytes ?? sizes.get(keyOf(e))?.bytes;
+          if (bytes !== undefined) slot.known += bytes * e.copies;
+          else slot.open.set(keyOf(e), (slot.open.get(keyOf(e)) ?? 0) + e.copies);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The barriers whose copies, sized by `sizes`, bring exactly the bytes expect_tx announced. */
+function balancedBarriers(warps: readonly (readonly WarpEvent[])[], sizes: Sizes): Set<string> {
+  const out = new Set<string>();
+  for (const [k, b] of txBalance(warps, sizes)) if (b.open.size === 0 && b.expected === b.known && b.known > 0) out.add(k);
+  return out;
+}
+
 export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout, options: SizingOptions = {}): { warps: WarpEvent[][]; maps: SizedMap[] } {
   const unsized: TmaLoad[] = [];
   for (const w of warps) for (const e of w) if (e.k === 'tma.load' && e.bytes === undefined) unsized.push(e);
@@ -111,7 +155,38 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
   if (unsized.length === 0) return { warps: stores, maps: [] };
   warps = stores;
 
-  const sizes = new Map<string, { bytes: number; how: SizeSource }>();
+  // Footprints bounded by every other copy's destination are taken only where they settle barriers
+  // that the usual bounds leave unbalanced and unsettle none (a wrong expect_tx, M3/M4, settles
+  // under neither and stays visible).
+  const usual = sizeMaps(warps, unsized, layout, options, false);
+  const strict = sizeMaps(warps, unsized, layout, options, true);
+  const before = balancedBarriers(warps, usual);
+  const after = balancedBarriers(warps, strict);
+  const sizes = after.size > before.size && [...before].every((k) => after.has(k)) ? strict : usual;
+
+  const counts = new Map<string, number>();
+  const out = warps.map((w: readonly WarpEvent[]) =>
+    w.map((e) => {
+      if (e.k !== 'tma.load' || e.bytes !== undefined) return e;
+      const key = keyOf(e);
+      const size = sizes.get(key);
+      if (size === undefined) {
+        throw new UnsupportedError(
+          `cannot tell how many bytes the tensor copy at line ${e.loc.line} moves (its box size is in the host's tensor map); give --tma-box ${key}=ROWSxCOLSxBYTES or --tma-bytes N`,
+          e.loc,
+        );
+      }
+      counts.set(key, (counts.get(key) ?? 0) + e.copies);
+      return { ...e, bytes: size.bytes };
+    }),
+  );
+  const maps = [...sizes].filter(([key]) => counts.has(key)).map(([map, s]) => ({ map, bytes: s.bytes, how: s.how, copies: counts.get(map) ?? 0 }));
+  return { warps: out, maps };
+}
+
+/** Box sizes by map, by the rules of the header; `strict` bounds footprints by every other copy. */
+function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly TmaLoad[], layout: SmemLayout, options: SizingOptions, strict: boolean): Sizes {
+  const sizes: Sizes = new Map();
   const set = (key: string, bytes: number, how: SizeSource): void => {
     if (!sizes.has(key) && Number.isInteger(bytes) && bytes > 0) sizes.set(key, { bytes, how });
   };
@@ -140,8 +215,11 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
   const nextAbove = above([...anchors]);
   // what a consumer's footprint may not cross: barriers, variable boundaries, and the other
   // copies of the same stage (same barrier) or ring (same map). Buffers of other phases of the
-  // kernel (an epilogue's, in a union with the mainloop's) may alias the stage: not a bound.
-  const hard = new Map<string, (x: number) => number | undefined>();
+  // kernel (an epilogue's, in a union with the mainloop's) may alias the stage: not a bound. With
+  // `strict`, where any other copy lands is a bound too (the next stage of a pipeline whose maps
+  // each land once: FMHA's K and V); sizeTensorCopies takes that reading only where expect_tx
+  // confirms it, since an epilogue's own copies may land inside a mainloop stage (CUTLASS's
+  // non-persistent kernels keep the two in a union).
   const hardBase: number[] = [];
   for (const w of warps) for (const e of w) if ('bar' in e) hardBase.push(e.bar);
   for (const sym of layout.symbols) {
@@ -149,8 +227,9 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
     if (Number.isFinite(sym.size)) hardBase.push(sym.start + sym.size);
   }
   const mates = new Map<string, number[]>();
-  const groupOf = (e: TmaLoad): string[] => [`bar:${e.cta}:${e.bar}`, `map:${keyOf(e)}`];
+  const groupOf = (e: TmaLoad): string[] => (strict ? ['all'] : [`bar:${e.cta}:${e.bar}`, `map:${keyOf(e)}`]);
   for (const w of warps) for (const e of w) if (e.k === 'tma.load') for (const g of groupOf(e)) mates.set(g, [...(mates.get(g) ?? []), e.dst]);
+  const hard = new Map<string, (x: number) => number | undefined>();
   const hardAbove = (e: TmaLoad): number | undefined => {
     const id = groupOf(e).join('|');
     let f = hard.get(id);
@@ -160,6 +239,10 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
     }
     return f(e.dst);
   };
+  // by map: the least room any of its copies has below its hard bound (what else is placed above
+  // a ring's last slot, an epilogue's staging buffer in a union, does not bound the ring's stride)
+  const room = new Map<string, number>();
+  for (const e of unsized) room.set(keyOf(e), Math.min(room.get(keyOf(e)) ?? Infinity, (hardAbove(e) ?? Infinity) - e.dst));
   const gaps = new Map<string, number>();
   const dsts = new Map<string, Set<number>>();
   for (const e of unsized) {
@@ -210,40 +293,17 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
 
   // 3. ring stride
   for (const [key, stride] of strides) {
-    if (!sizes.has(key)) set(key, Math.min(stride, gaps.get(key) ?? Infinity), 'ring stride');
+    if (!sizes.has(key)) set(key, Math.min(stride, room.get(key) ?? Infinity), 'ring stride');
   }
 
   // 4. from expect_tx, barrier by barrier, until nothing changes
   for (let changed = true; changed; ) {
     changed = false;
-    const expected = new Map<string, number>();
-    const barKey = (cta: number, bar: number): string => `${cta}:${bar}`;
-    for (const w of warps) {
-      for (const e of w) {
-        if (e.k === 'arrive.expect_tx') expected.set(barKey(e.cta, e.bar), (expected.get(barKey(e.cta, e.bar)) ?? 0) + e.bytes * e.threads);
-        else if (e.k === 'expect_tx') expected.set(barKey(e.cta, e.bar), (expected.get(barKey(e.cta, e.bar)) ?? 0) + e.bytes);
-      }
-    }
-    const perBar = new Map<string, { known: number; open: Map<string, number> }>();
-    for (const w of warps) {
-      for (const e of w) {
-        if (e.k !== 'tma.load') continue;
-        for (const c of e.ctas ?? [e.cta]) {
-          const k = barKey(c, e.bar);
-          const slot = perBar.get(k) ?? { known: 0, open: new Map<string, number>() };
-          perBar.set(k, slot);
-          const bytes = e.bytes ?? sizes.get(keyOf(e))?.bytes;
-          if (bytes !== undefined) slot.known += bytes * e.copies;
-          else slot.open.set(keyOf(e), (slot.open.get(keyOf(e)) ?? 0) + e.copies);
-        }
-      }
-    }
     const offers = new Map<string, Set<number>>();
-    for (const [k, { known, open }] of perBar) {
-      const total = expected.get(k);
+    for (const { expected, known, open } of txBalance(warps, sizes).values()) {
       const copies = [...open.values()].reduce((a, b) => a + b, 0);
-      if (total === undefined || copies === 0) continue;
-      const each = (total - known) / copies;
+      if (expected === undefined || copies === 0) continue;
+      const each = (expected - known) / copies;
       for (const key of open.keys()) {
         const o = offers.get(key) ?? new Set<number>();
         o.add(Number.isInteger(each) && each > 0 ? each : -1);
@@ -260,25 +320,7 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
   }
   // 5. the gap
   for (const [key, gap] of gaps) set(key, gap, 'gap');
-
-  const counts = new Map<string, number>();
-  const out = warps.map((w: readonly WarpEvent[]) =>
-    w.map((e) => {
-      if (e.k !== 'tma.load' || e.bytes !== undefined) return e;
-      const key = keyOf(e);
-      const size = sizes.get(key);
-      if (size === undefined) {
-        throw new UnsupportedError(
-          `cannot tell how many bytes the tensor copy at line ${e.loc.line} moves (its box size is in the host's tensor map); give --tma-box ${key}=ROWSxCOLSxBYTES or --tma-bytes N`,
-          e.loc,
-        );
-      }
-      counts.set(key, (counts.get(key) ?? 0) + e.copies);
-      return { ...e, bytes: size.bytes };
-    }),
-  );
-  const maps = [...sizes].filter(([key]) => counts.has(key)).map(([map, s]) => ({ map, bytes: s.bytes, how: s.how, copies: counts.get(map) ?? 0 }));
-  return { warps: out, maps };
+  return sizes;
 }
 
 /** The smallest of `xs` above a point. */
