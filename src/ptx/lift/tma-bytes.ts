@@ -113,12 +113,19 @@ type Sizes = Map<string, { bytes: number; how: SizeSource }>;
 const barKey = (cta: number, bar: number): string => `${cta}:${bar}`;
 
 /**
- * Per barrier: the bytes expect_tx announces (when any), the bytes of its copies sized so far
- * (`sizes`, or their own), and its unsized copies by map.
+ * Of one barrier: the bytes expect_tx announces (when any), the bytes of its copies sized so far,
+ * and its unsized copies by map.
  */
-function txBalance(warps: readonly (readonly WarpEvent[])[], sizes: Sizes): Map<string, { expected?: number; known: number; open: Map<string, number> }> {
-  const out = new Map<string, { expected?: number; known: number; open: Map<string, number> }>();
-  const at = (k: string): { expected?: number; known: number; open: Map<string, number> } => {
+interface TxBalance {
+  expected?: number;
+  known: number;
+  readonly open: Map<string, number>;
+}
+
+/** Each barrier's balance, with copies sized by `sizes` (or their own). */
+function txBalance(warps: readonly (readonly WarpEvent[])[], sizes: Sizes): Map<string, TxBalance> {
+  const out = new Map<string, TxBalance>();
+  const at = (k: string): TxBalance => {
     const slot = out.get(k) ?? { known: 0, open: new Map<string, number>() };
     out.set(k, slot);
     return slot;
