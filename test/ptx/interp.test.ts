@@ -849,6 +849,24 @@ describe('events → program', () => {
     expect(lift({ body: early, block: 160 }).roles.map((r) => r.name)).toEqual(['warps0_3', 'warps0_3_lag', 'warp4']);
   });
 
+  it('keeps roles of a warpgroup whose first warp has work of its own to that warpgroup, so its wgmma groups retire together (CUTLASS ptr-array)', () => {
+    // two consumer warpgroups (warps 0-3, 4-7) multiply from buf; the first warp of each also
+    // updates a tensor map of its own first (a store and a bulk group: CUTLASS's ptr-array kernels),
+    // and releases buf for its warpgroup after wgmma.wait_group 0. Warp 8 loads buf again once both
+    // released. Folded by skeleton, warps 0 and 4 made one role and warps 1-3, 5-7 another: no role
+    // was a warpgroup's, so the releasing role's wait did not retire its partners' wgmma (a false race)
+    const wgmma = `\tmov.u32 %r2, buf;\n\tbfe.u32 %r3, %r2, 4, 14;\n\tcvt.u64.u32 %rd2, %r3;\n\tmov.pred %p9, -1;\n\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, %rd2, %rd2, %p9, 1, 1, 0, 0;\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n`;
+    const own = `\tand.b32 %r20, %r5, 3;\n\tsetp.eq.u32 %p10, %r20, 0;\n\t@!%p10 bra $L_main;\n\tshl.b32 %r21, %r5, 4;\n\tmov.u32 %r22, buf;\n\tadd.s32 %r22, %r22, %r21;\n\tst.shared.u32 [%r22+1024], %r5;\n\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;\n$L_main:\n`;
+    const release = (warp: number, b: number): string => `\tsetp.eq.u32 %p12, %r5, ${warp};\n\tand.pred %p13, %p11, %p12;\n\t@%p13 mbarrier.arrive.shared::cta.b64 _, [bar+${8 * b}];\n`;
+    const consumers = `${own}\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n${wgmma}\tmov.u32 %r4, %laneid;\n\tsetp.eq.u32 %p4, %r4, 0;\n\tand.pred %p11, %p10, %p4;\n${release(0, 1)}${release(4, 2)}\tbra.uni $L_end;\n`;
+    const producer = `$L_prod:\n\tmov.u32 %r6, %laneid;\n\tsetp.eq.u32 %p6, %r6, 0;\n\tmov.u64 %rd1, 0;\n\t@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16;\n\t@%p6 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+8], 0;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+16], 0;\n\t@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+24], 16;\n\t@%p6 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar+24];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+24], 0;\n\tld.shared.u32 %r7, [buf];\n$L_end:\n`;
+    const body = `${INIT}\tshr.u32 %r5, %r1, 5;\n\tsetp.eq.u32 %p5, %r5, 8;\n\t@%p5 bra $L_prod;\n${consumers}${producer}`;
+    const p = lift({ body, block: 288 });
+    expect(p.roles.map((r) => r.name)).toEqual(['warp0', 'warps1_3', 'warp4', 'warps5_7', 'warp8']);
+    expect(p.warpgroups).toEqual([['warp0', 'warps1_3'], ['warp4', 'warps5_7']]);
+    expect(verifyProgram(p).violations).toEqual([]);
+  });
+
   it('folds warps that differ only in accesses a first bar.sync of all of them orders (DeepGEMM staging its scales)', () => {
     // warp 1 stores to buf+64 before the barrier of both warps; after it both wait and read alike
     const early = `${INIT}\tmov.u32 %r4, %tid.x;\n\tshr.u32 %r5, %r4, 5;\n\tsetp.eq.u32 %p4, %r5, 1;\n\t@%p4 st.shared.u32 [buf+64], %r4;\n`;

@@ -492,6 +492,30 @@ function inStep(group: readonly Grouped[], places: ReadonlyMap<Grouped, readonly
 }
 
 /**
+ * Skeleton groups, with those that issue wgmma split by warpgroup where a warpgroup's warps lie in
+ * several groups (CUTLASS's ptr-array kernels: the first warp of each consumer warpgroup also
+ * updates a tensor map). Such a warpgroup's roles are declared one, their wgmma groups retiring
+ * together (warpgroups.ts), only if none of them holds warps of another warpgroup; a role of
+ * warps 1-3 and 5-7 would retire its groups alone, and the release after warp 0's wgmma.wait
+ * would race with them.
+ */
+function splitSpreadWarpgroups(groups: ReadonlyMap<string, Grouped[]>): Map<string, Grouped[]> {
+  const warpgroup = (g: Grouped): number => Math.floor(g.warp / 4);
+  const spread = new Map<number, Set<string>>();
+  for (const [key, g] of groups) for (const x of g) spread.set(warpgroup(x), (spread.get(warpgroup(x)) ?? new Set()).add(key));
+  const out = new Map<string, Grouped[]>();
+  for (const [key, g] of groups) {
+    const issues = g.some((x) => x.all.some((o) => o.op.kind === 'wgmma.issue'));
+    const split = issues && new Set(g.map(warpgroup)).size > 1 && g.some((x) => (spread.get(warpgroup(x))?.size ?? 1) > 1);
+    for (const x of g) {
+      const k = split ? `${key}\nwarpgroup ${warpgroup(x)}` : key;
+      out.set(k, [...(out.get(k) ?? []), x]);
+    }
+  }
+  return out;
+}
+
+/**
  * Fold warps into roles; only warps of the same CTA (`ctaOf`) fold together. Lag roles' named
  * barriers get ids from `namedBase` on (the first the kernel's own leave free).
  */
@@ -508,6 +532,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
     groups.set(key, g);
   }
   const roles: { first: number; role: Role; warps: number[]; rechecked?: number[]; lagOf?: number; namedBarriers?: number }[] = [];
+  const folding = [...splitSpreadWarpgroups(groups).values()].flatMap(bySignalPlaces);
   let lagIds = 0;
   const warpsOf = new Map<number, number>();
   for (const w of warps) warpsOf.set(ctaOf(w.warp), (warpsOf.get(ctaOf(w.warp)) ?? 0) + 1);
@@ -520,7 +545,7 @@ export function foldWarps(warps: readonly { warp: number; ops: readonly WarpOp[]
       for (const w of g) roles.push({ first: w.warp, role: { name: namer([w.warp], w.all.map((o) => o.loc.line)), warps: 1, body: toStmts(w.all) }, warps: [w.warp] });
     }
   };
-  for (const { warps: g, windows } of [...groups.values()].flatMap(bySignalPlaces)) {
+  for (const { warps: g, windows } of folding) {
     const early = g.length > 1 && g.some((x) => x.prefix.length > 0) ? foldWithPrefixes(g) : undefined;
     if (early) {
       place(g, early);
