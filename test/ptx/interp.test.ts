@@ -721,6 +721,36 @@ describe('events → program', () => {
     expect(verifyProgram(p).verdict).toBe('verified');
   });
 
+  it('bounds a multicast copy by the other CTA\'s copy landing beside it (CUTLASS ptr-array on a 1x2 cluster: one tensor map per CTA)', () => {
+    // each CTA of a 2-CTA cluster loads its half of a 1,024-byte tile into both CTAs (multicast),
+    // CTA 0 through a_map at buf+0, CTA 1 through b_map at buf+512, both signalling bar in each
+    // CTA; the consumers read the whole tile. The reads merge into [0, 1024): bounded only by copies
+    // of its own CTA's barrier, CTA 0's half was sized over CTA 1's (a false write-after-write)
+    const body = [
+      INIT, '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+      '\tmov.u32 %r20, %cluster_ctarank;', '\tmov.u16 %rs1, 3;',
+      // the byte count is a launch value, as CUTLASS's ptr-array kernels read it from their Params:
+      // it says nothing about the box sizes
+      '\tld.param.u32 %r30, [cfg];', '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], %r30;',
+      '\tsetp.eq.u32 %p10, %r20, 0;', '\tand.pred %p11, %p10, %p1;', '\tsetp.ne.u32 %p12, %r20, 0;', '\tand.pred %p13, %p12, %p1;',
+      '\tmov.b64 %rd1, a_map;', '\tmov.b64 %rd2, b_map;',
+      '\t@%p11 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [buf], [%rd1, {0, 0}], [bar], %rs1;',
+      '\t@%p13 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [buf+512], [%rd2, {0, 0}], [bar], %rs1;',
+      'W:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;', '\t@!%p3 bra W;',
+      '\tmov.u32 %r4, %laneid;', '\tshl.b32 %r4, %r4, 4;', '\tmov.u32 %r5, buf;', '\tadd.s32 %r5, %r5, %r4;',
+      '\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5];', '\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5+512];',
+      '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+    ].join('\n');
+    const text = ptx({ body, params: '.param .align 64 .b8 a_map[128], .param .align 64 .b8 b_map[128], .param .u32 cfg' }).replace('.reqntid 32\n', '.reqntid 32\n.reqnctapercluster 2, 1, 1\n').replace('\t.reg .pred %p<16>;', '\t.reg .pred %p<16>;\n\t.reg .b16 %rs<4>;');
+    const p = liftKernel(parsePtx(text, 'k.ptx'), {});
+    const copies = p.roles.map((_, i) => roleText(p, i).filter((o) => o.startsWith('tma')));
+    expect(copies).toEqual([
+      ['tma.load buf_0_c0[0] bar_c0[0] 512', 'tma.load buf_0_c1[0] bar_c1[0] 512'],
+      ['tma.load buf_512_c0[0] bar_c0[0] 512', 'tma.load buf_512_c1[0] bar_c1[0] 512'],
+    ]);
+    expect(verifyProgram(p).verdict).toBe('verified');
+  });
+
   it('does not bound a mainloop copy by an epilogue copy landing inside its stage (CUTLASS keeps the two in a union)', () => {
     // a_map brings 1,024 bytes to buf+0 and the consumer reads them; after the mainloop the
     // epilogue's c_map copy lands at buf+512 (the union reuses the stage) and is read there. Bounded

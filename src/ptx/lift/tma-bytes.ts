@@ -234,7 +234,8 @@ function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly Tm
     if (Number.isFinite(sym.size)) hardBase.push(sym.start + sym.size);
   }
   const mates = new Map<string, number[]>();
-  const groupOf = (e: TmaLoad): string[] => (strict ? ['all'] : [`bar:${e.cta}:${e.bar}`, `map:${keyOf(e)}`]);
+  // a multicast copy lands in every CTA of its mask, beside the copies that signal each of their barriers
+  const groupOf = (e: TmaLoad): string[] => (strict ? ['all'] : [...(e.ctas ?? [e.cta]).map((c) => `bar:${c}:${e.bar}`), `map:${keyOf(e)}`]);
   for (const w of warps) for (const e of w) if (e.k === 'tma.load') for (const g of groupOf(e)) mates.set(g, [...(mates.get(g) ?? []), e.dst]);
   const hard = new Map<string, (x: number) => number | undefined>();
   const hardAbove = (e: TmaLoad): number | undefined => {
