@@ -104,6 +104,17 @@ cutlass_ex113_gated_act|$SRC/cutlass/examples/113_hopper_gemm_activation_fusion/
 fa3_fwd_hdim128_bf16_paged_split|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim128_bf16_paged_split_sm90.cu|$FA3_FLAGS
 fa3_fwd_hdim256_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim256_bf16_sm90.cu|$FA3_FLAGS
 fa3_bwd_hdim64_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim64_bf16_sm90.cu|$FA3_BWD_FLAGS
+cutlass_ex50_epi_swizzle|$SRC/cutlass/examples/50_hopper_gemm_with_epilogue_swizzle/50_hopper_gemm_with_epilogue_swizzle.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex51_gett|$SRC/cutlass/examples/51_hopper_gett/51_hopper_gett.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex52_gather_scatter|$SRC/cutlass/examples/52_hopper_gather_scatter_fusion/52_hopper_gather_scatter_fusion.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex53_permute|$SRC/cutlass/examples/53_hopper_gemm_permute/53_hopper_gemm_permute.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex55_int4_bf16|$SRC/cutlass/examples/55_hopper_mixed_dtype_gemm/55_hopper_int4_bf16_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex56_ptr_array|$SRC/cutlass/examples/56_hopper_ptr_array_batched_gemm/56_hopper_ptr_array_batched_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex57_grouped|$SRC/cutlass/examples/57_hopper_grouped_gemm/57_hopper_grouped_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex61_topk_softmax|$SRC/cutlass/examples/61_hopper_gemm_with_topk_and_softmax/61_hopper_gemm_with_topk_and_softmax.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex62_sparse|$SRC/cutlass/examples/62_hopper_sparse_gemm/62_hopper_sparse_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex68_fp8_grouped_blockwise|$SRC/cutlass/examples/68_hopper_fp8_warp_specialized_grouped_gemm_with_blockwise_scaling/68_hopper_fp8_warp_specialized_grouped_gemm_with_blockwise_scaling.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+cutlass_ex69_int4_bf16_grouped|$SRC/cutlass/examples/69_hopper_mixed_dtype_grouped_gemm/69_hopper_int4_bf16_grouped_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
 EOF
 )
 

@@ -13,6 +13,7 @@ import { kernelsOf } from '../src/ptx/lift/lift.ts';
 import { liftLaunchPoints } from '../src/ptx/lift/sweep.ts';
 import { parsePtx } from '../src/ptx/parse/parser.ts';
 import { verifyProgram } from '../src/verify.ts';
+import { idleNote } from '../src/verify/ptx.ts';
 import { flagOf } from './flags.ts';
 
 interface Row {
@@ -71,6 +72,8 @@ for (const dir of fromJson ? [] : dirs) {
           r?.violations[0] ? `${r.violations[0].kind}: ${r.violations[0].message}` : (r?.limit?.message ?? ''),
           worst && points.length > 1 ? `at ${worst.p.label}` : '',
           facts?.stuck ? `hung at ${facts.stuck}` : '',
+          // a kernel that did no tile at any launch point was checked in its prologue only
+          idleNote(points, k) !== undefined ? 'prologue only: no CTA had a tile at these launch values' : '',
         ].filter(Boolean).join(' | ');
       } catch (e) {
         row.liftMs = performance.now() - t0;

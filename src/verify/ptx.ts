@@ -46,7 +46,7 @@ function countOps(body: readonly Statement[] | undefined, prefix: string): numbe
  * theirs through 64-bit scheduler fields, which default to 0). Whatever the verdict, it covers the
  * prologue only: say so, and which 64-bit fields were left at 0.
  */
-function idleNote(points: readonly LaunchPoint[], kernel: PtxFunction): string | undefined {
+export function idleNote(points: readonly LaunchPoint[], kernel: PtxFunction): string | undefined {
   const copies = countOps(kernel.body, 'cp.async.bulk.tensor');
   const mmas = countOps(kernel.body, 'wgmma.mma_async');
   if (copies + mmas === 0) return undefined;
