@@ -396,6 +396,9 @@ function unionOfAccesses(perWarp: readonly (readonly WarpOp[])[]): { op: Op; loc
   return out;
 }
 
+/** A warp's warpgroup: four consecutive warps (CTAs hold multiples of 4 warps wherever wgmma is issued). */
+const warpgroupOf = (g: { readonly warp: number }): number => Math.floor(g.warp / 4);
+
 /** A warp to fold: its ops after any early accesses (`prefix`), and all of them. */
 interface Grouped {
   readonly warp: number;
@@ -436,7 +439,7 @@ function bySignalPlaces(group: readonly Grouped[]): Folding[] {
   // start and retire together, docs/semantics.md), which roles of two warpgroups cannot be
   // (fast.cu M7: warps 4 and 8 release for their warpgroups, 5-7 and 9-11 do not)
   const byWarpgroup = new Map<number, Grouped[]>();
-  for (const g of group) byWarpgroup.set(Math.floor(g.warp / 4), [...(byWarpgroup.get(Math.floor(g.warp / 4)) ?? []), g]);
+  for (const g of group) byWarpgroup.set(warpgroupOf(g), [...(byWarpgroup.get(warpgroupOf(g)) ?? []), g]);
   return [...byWarpgroup.values()].flatMap((wg): Folding[] => {
     if (inStep(wg, places)) return [{ warps: wg }];
     // warps that lag each other: one role beside a lag role that repeats its waits (lagWindows),
@@ -483,7 +486,7 @@ function signalPlaces(g: Grouped): string[] {
 function inStep(group: readonly Grouped[], places: ReadonlyMap<Grouped, readonly string[]>): boolean {
   const first = places.get(group[0] as Grouped) ?? [];
   const units = split(group[0]?.ops ?? []).units;
-  const oneWarpgroup = new Set(group.map((g) => Math.floor(g.warp / 4))).size === 1;
+  const oneWarpgroup = new Set(group.map(warpgroupOf)).size === 1;
   for (let gi = 0; gi < first.length; gi++) {
     const differs = group.some((g) => places.get(g)?.[gi] !== first[gi]);
     if (differs && !syncedSinceWait(units, gi, 32 * group.length, oneWarpgroup)) return false;
@@ -500,15 +503,14 @@ function inStep(group: readonly Grouped[], places: ReadonlyMap<Grouped, readonly
  * would race with them.
  */
 function splitSpreadWarpgroups(groups: ReadonlyMap<string, Grouped[]>): Map<string, Grouped[]> {
-  const warpgroup = (g: Grouped): number => Math.floor(g.warp / 4);
   const spread = new Map<number, Set<string>>();
-  for (const [key, g] of groups) for (const x of g) spread.set(warpgroup(x), (spread.get(warpgroup(x)) ?? new Set()).add(key));
+  for (const [key, g] of groups) for (const x of g) spread.set(warpgroupOf(x), (spread.get(warpgroupOf(x)) ?? new Set()).add(key));
   const out = new Map<string, Grouped[]>();
   for (const [key, g] of groups) {
     const issues = g.some((x) => x.all.some((o) => o.op.kind === 'wgmma.issue'));
-    const split = issues && new Set(g.map(warpgroup)).size > 1 && g.some((x) => (spread.get(warpgroup(x))?.size ?? 1) > 1);
+    const split = issues && new Set(g.map(warpgroupOf)).size > 1 && g.some((x) => (spread.get(warpgroupOf(x))?.size ?? 1) > 1);
     for (const x of g) {
-      const k = split ? `${key}\nwarpgroup ${warpgroup(x)}` : key;
+      const k = split ? `${key}\nwarpgroup ${warpgroupOf(x)}` : key;
       out.set(k, [...(out.get(k) ?? []), x]);
     }
   }

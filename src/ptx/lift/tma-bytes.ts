@@ -148,11 +148,18 @@ function txBalance(warps: readonly (readonly WarpEvent[])[], sizes: Sizes): Map<
   return out;
 }
 
-/** The barriers whose copies, sized by `sizes`, bring exactly the bytes expect_tx announced. */
-function balancedBarriers(warps: readonly (readonly WarpEvent[])[], sizes: Sizes): Set<string> {
-  const out = new Set<string>();
-  for (const [k, b] of txBalance(warps, sizes)) if (b.open.size === 0 && b.expected === b.known && b.known > 0) out.add(k);
-  return out;
+/**
+ * The barriers whose copies, sized by `sizes`, bring exactly the bytes expect_tx announced, and
+ * whether any barrier with copies and an expect_tx is left unbalanced.
+ */
+function balancedBarriers(warps: readonly (readonly WarpEvent[])[], sizes: Sizes): { balanced: Set<string>; unbalanced: boolean } {
+  const balanced = new Set<string>();
+  let unbalanced = false;
+  for (const [k, b] of txBalance(warps, sizes)) {
+    if (b.open.size === 0 && b.expected === b.known && b.known > 0) balanced.add(k);
+    else if (b.expected !== undefined && (b.known > 0 || b.open.size > 0)) unbalanced = true;
+  }
+  return { balanced, unbalanced };
 }
 
 export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layout: SmemLayout, options: SizingOptions = {}): { warps: WarpEvent[][]; maps: SizedMap[] } {
@@ -165,11 +172,17 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
   // Footprints bounded by every other copy's destination are taken only where they settle barriers
   // that the usual bounds leave unbalanced and unsettle none (a wrong expect_tx, M3/M4, settles
   // under neither and stays visible).
-  const usual = sizeMaps(warps, unsized, layout, options, false);
-  const strict = sizeMaps(warps, unsized, layout, options, true);
+  // The reads do not depend on the reading; the strict one is tried only where the usual one
+  // leaves a barrier unbalanced.
+  const reads = readRanges(warps, layout);
+  const usual = sizeMaps(warps, unsized, layout, reads, options, false);
   const before = balancedBarriers(warps, usual);
-  const after = balancedBarriers(warps, strict);
-  const sizes = after.size > before.size && [...before].every((k) => after.has(k)) ? strict : usual;
+  let sizes = usual;
+  if (before.unbalanced) {
+    const strict = sizeMaps(warps, unsized, layout, reads, options, true);
+    const after = balancedBarriers(warps, strict).balanced;
+    if (after.size > before.balanced.size && [...before.balanced].every((k) => after.has(k))) sizes = strict;
+  }
 
   const counts = new Map<string, number>();
   const out = warps.map((w: readonly WarpEvent[]) =>
@@ -192,7 +205,7 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
 }
 
 /** Box sizes by map, by the rules of the header; `strict` bounds footprints by every other copy. */
-function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly TmaLoad[], layout: SmemLayout, options: SizingOptions, strict: boolean): Sizes {
+function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly TmaLoad[], layout: SmemLayout, reads: readonly (readonly [number, number][])[], options: SizingOptions, strict: boolean): Sizes {
   const sizes: Sizes = new Map();
   const set = (key: string, bytes: number, how: SizeSource): void => {
     if (!sizes.has(key) && Number.isInteger(bytes) && bytes > 0) sizes.set(key, { bytes, how });
@@ -266,7 +279,6 @@ function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly Tm
   }
 
   // 2. footprint: the reads that start at the destination, up to the next anchor
-  const reads = readRanges(warps, layout);
   // the first kind of reader that reads the destination decides
   const readEnd = (x: number): number | undefined => {
     for (const kind of reads) for (const [lo, hi] of kind) if (x >= lo && x < hi) return hi;
