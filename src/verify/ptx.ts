@@ -151,6 +151,13 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
       `test_wait at line${polled.length > 1 ? 's' : ''} ${polled.join(', ')} is polled (it returned false while its phase was pending, and the kernel went on with other work): its outcomes depend on timing, and the program follows those of the lifter's one schedule, each true one a wait where it fell; other orders of the polled work are not checked`,
     );
   }
+  const tried = facts.triedFalse ?? [];
+  if (tried.length > 0) {
+    const shown = tried.length > 8 ? `${tried.slice(0, 8).join(', ')}, …` : tried.join(', ');
+    out.push(
+      `try_wait at line${tried.length > 1 ? 's' : ''} ${shown} is not in a spin loop: its first try at each phase returns false (the phase may still be pending when the warp gets there, in some schedule), and the kernel goes on as that result decides (CUTLASS's consumer_try_wait token: the wait consumer_wait then makes, or none if the token is dropped)`,
+    );
+  }
   if (facts.stuck) out.push(`the concrete run hung (${facts.stuck})${facts.forcedWaits ? `; ${facts.forcedWaits} waits were let past to record the rest` : ''}`);
   return out;
 }

@@ -93,6 +93,29 @@ describe('lanes and divergence', () => {
     expect(roleText(lift({ body }), 0)).toEqual(['wait bar[0] 1']);
   });
 
+  it('a bare try_wait whose token the kernel drops is no wait; a retry of it is (CUTLASS mixed-input consumer_try_wait)', () => {
+    // warp 1 waits for stage 0, then tries stage 1 early for a token it drops (the last k-tile),
+    // and signals bar[2]. Taken as blocking (before 2026-11-27), the try on bar[1], which nobody
+    // fills, was a wait: a false deadlock (CUTLASS example 55's scale kernels at 8 tiles)
+    const body = [
+      INIT,
+      '	mov.u32 %r2, %laneid;', '	setp.eq.u32 %p2, %r2, 0;', '	setp.ge.u32 %p3, %r1, 32;', '	@%p3 bra $L_consumer;',
+      '	@%p2 mbarrier.arrive.shared::cta.b64 _, [bar];', '	bra.uni $L_end;',
+      '$L_consumer:',
+      '$L_w0:', '	mbarrier.try_wait.parity.shared::cta.b64 %p4, [bar], 0;', '	@!%p4 bra $L_w0;',
+      '	mbarrier.try_wait.parity.shared::cta.b64 %p5, [bar+8], 0;', '	selp.b32 %r20, 1, 0, %p5;',
+      '	@%p2 mbarrier.arrive.shared::cta.b64 _, [bar+16];',
+      '$L_end:',
+    ].join('\n');
+    const lifted = liftKernelWithFacts(parsePtx(ptx({ body, block: 64 }), 'k.ptx'));
+    expect(roleText(lifted.program, 0)).toEqual(['arrive bar[0] 1']);
+    expect(roleText(lifted.program, 1)).toEqual(['wait bar[0] 0', 'arrive bar[2] 1']);
+    expect(lifted.facts.triedFalse).toEqual([lineOf({ body, block: 64 }, '[bar+8], 0')]);
+    expect(verifyProgram(lifted.program).verdict).toBe('verified');
+    const report = verifyPtx(ptx({ body, block: 64 }), { noSweep: true });
+    expect(report.notes?.some((n) => /^try_wait at line \d+ is not in a spin loop/.test(n))).toBe(true);
+  });
+
   it('a test_wait the kernel polls while it does other work: the other work goes on, and the wait is recorded where it passed', () => {
     // warp 0 polls bar[1] ("done") and, until it has, arrives once on bar[0] ("full"); warp 1 waits
     // for full, then arrives on done. Taken as blocking (before 2026-11-27), warp 0 waited for done

@@ -43,6 +43,8 @@ export interface ClusterRun {
   readonly descriptorUpdates: readonly number[];
   /** lines of test_wait that returned false at least once (a polling kernel: one schedule's outcomes) */
   readonly polled: readonly number[];
+  /** lines of a bare try_wait that returned false once and the kernel went on (not a spin loop) */
+  readonly triedFalse: readonly number[];
 }
 
 /** Waits a hung run may be let past before the lifter gives up on recording the rest. */
@@ -65,10 +67,11 @@ export function runCluster(
   const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
   // what the run recorded, however it ended: each warp's events, and the descriptor updates it ran
-  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'polled'> => ({
+  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'polled' | 'triedFalse'> => ({
     warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })),
     descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b),
     polled: [...sim.polled].sort((a, b) => a - b),
+    triedFalse: [...sim.triedFalse].filter((line) => !sim.spunOn.has(line)).sort((a, b) => a - b),
   });
   for (let rank = 0; rank < nctas; rank++) {
     const clusterCtaid: [number, number, number] = [rank % cx, Math.floor(rank / cx) % cy, Math.floor(rank / (cx * cy))];

@@ -70,6 +70,8 @@ export interface LiftFacts {
   readonly descriptorUpdates?: readonly number[];
   /** lines of test_wait the kernel polls (returned false at least once): the run followed one schedule's outcomes */
   readonly polled?: readonly number[];
+  /** lines of a bare try_wait (no spin loop around it) that returned false once, the phase pending, and the kernel went on */
+  readonly triedFalse?: readonly number[];
   /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
   readonly assumedTx?: readonly AssumedTx[];
   /** work counters in global memory the kernel advanced with atom.global.add (taken to start at 0, advanced by this launch alone) */
@@ -341,6 +343,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     tensorMaps: [...new Set(trace.warps.flatMap((w) => w.flatMap((e) => ((e.k === 'tma.load' || e.k === 'tma.store') && e.map !== undefined ? [e.map] : []))))],
     ...(trace.run.descriptorUpdates.length > 0 ? { descriptorUpdates: trace.run.descriptorUpdates } : {}),
     ...(trace.run.polled.length > 0 ? { polled: trace.run.polled } : {}),
+    ...(trace.run.triedFalse.length > 0 ? { triedFalse: trace.run.triedFalse } : {}),
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
     ...(trace.launch.spins.size > 0 ? { spins: [...trace.launch.spins].map(([line, sp]) => ({ line, flag: sp.flag, times: sp.times })) } : {}),

@@ -13,6 +13,7 @@ import type { Loc } from '../../ir/program.ts';
 import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import { launchSource } from './launch-slice.ts';
+import { resultRead } from './value-uses.ts';
 import { isTagged, taggedField } from './launch-pointers.ts';
 import { firstLane, isLanes, laneOf, popcount, SymAddr, Token, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 
@@ -265,6 +266,35 @@ function wait(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | unde
   const forced = w.forcePast;
   w.forcePast = false;
   const polls = op.parts[0] === 'test_wait';
+  // A try_wait whose result the code reads (a spin loop's exit, or CUTLASS's consumer_try_wait
+  // token) returns false on its first try at each phase of its barrier: PTX lets it whenever the
+  // phase was still pending when the warp got there, in some schedule. The code then decides: a
+  // spin loop tries again and waits there (one wait); a token may be dropped (the mixed-input
+  // mainloop's try on the next stage at its last k-tile) or lead to the wait that consumer_wait
+  // makes. Every warp records its wait at the same place, whatever this run's schedule. A try_wait
+  // whose result nothing reads is the wait it is written as (a time-out would go unnoticed anyway).
+  if (!polls && !forced && resultRead(fr.fn, ins)) {
+    let first = false;
+    for (const g of groups) {
+      const at = w.smem(g.xs[0] ?? UNINIT, ins, 'barrier');
+      const phase = w.sim.cta(at.cta).mbar(at.addr)?.phase;
+      const site = `${loc.line}:${at.cta}:${at.addr}`;
+      if (phase !== undefined && w.triedPhase.get(site) !== phase) {
+        w.triedPhase.set(site, phase);
+        first = true;
+      }
+    }
+    const here = `${loc.line}:${w.events.length}`;
+    if (first) {
+      // no yield: the schedule of the run is the one a blocking try would have given
+      w.lastFalseTry = here;
+      w.sim.triedFalse.add(loc.line);
+      w.write(fr, ins.args[0], 0n, m);
+      return undefined;
+    }
+    // tried again with nothing recorded since: a spin loop
+    if (w.lastFalseTry === here) w.sim.spunOn.add(loc.line);
+  }
   const pending = (b: Block): Block => {
     if (!polls) return b;
     // the phase is pending for some lanes: false for the whole warp (warp-uniform polling loops)

@@ -66,6 +66,26 @@ function usesOf(fn: FlatFunction): Uses {
   return uses;
 }
 
+/**
+ * Does any instruction read what `ins` writes to its first operand (flow-insensitive)? An
+ * mbarrier operation's register first operand is where it writes (a try_wait's predicate, an
+ * arrive's state), not a read.
+ */
+export function resultRead(fn: FlatFunction, ins: FlatInstr): boolean {
+  const slots: number[] = [];
+  slotsOf(ins.args[0], slots);
+  const { bySlot } = usesOf(fn);
+  const reads = (reader: FlatInstr, slot: number): boolean => {
+    if (reader.guard === slot) return true;
+    const rest: number[] = [];
+    reader.args.forEach((a, i) => {
+      if (i > 0 || reader.op.base !== 'mbarrier' || a.k === 'mem') slotsOf(a, rest);
+    });
+    return rest.includes(slot);
+  };
+  return slots.some((slot) => (bySlot.get(slot) ?? []).some((reader) => reads(reader, slot)));
+}
+
 /** Does the value `load` writes reach a decision (see the head of this file)? */
 export function decides(fn: FlatFunction, load: FlatInstr): boolean {
   const hit = decidesCache.get(load);

@@ -112,6 +112,10 @@ export class WarpInterp {
   nextSite = 0;
   /** the scheduler let this warp past the mbarrier wait it hangs at (cluster.ts); taken by that wait */
   forcePast = false;
+  /** by try_wait line and barrier, the barrier's phase at the last try (the first try at a phase returns false) */
+  readonly triedPhase = new Map<string, number>();
+  /** the try_wait line and event count of the last false try: the same again is a spin loop */
+  lastFalseTry: string | undefined;
   /** the cluster-barrier generation this warp arrived in (barrier.cluster.arrive), until its wait */
   clusterArrival: number | undefined;
   /** set when a fork side's groups all reached the join */
