@@ -774,6 +774,41 @@ describe('events → program', () => {
     expect(verifyProgram(p).verdict).toBe('verified');
   });
 
+  it('bounds a multicast copy by the copies of the next stage of its ring (CUTLASS example 57: ptr-array maps named per CTA)', () => {
+    // two stages (bar[0], bar[1]); in stage s, B's 1,024 bytes at buf+1024s come in two halves,
+    // CTA 0's through b0_map and CTA 1's (at +512) through b1_map, each into both CTAs; each CTA
+    // loads its own 512 bytes of A at buf+2048+512s, CTA 0 through a0_map and CTA 1 through
+    // b0_map (CUTLASS's per-SM descriptor copies give one CTA's B map the address of the next
+    // one's A map). The reads of B's stages merge: bounded only by its own barrier's copies and
+    // its own map, CTA 1's half was sized 1,024 bytes, over stage 1's lower half (a false race)
+    const copy = (pred: string, map: string, dst: number, s: number, multicast: boolean): string =>
+      `\t@${pred} cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes${multicast ? '.multicast::cluster' : ''} [buf+${dst}], [${map}, {0, ${s}}], [bar+${8 * s}]${multicast ? ', %rs1' : ''};`;
+    const stage = (s: number): string[] => [
+      `\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+${8 * s}], %r30;`,
+      copy('%p11', '%rd1', 1024 * s, s, true), copy('%p13', '%rd2', 1024 * s + 512, s, true),
+      copy('%p11', '%rd3', 2048 + 512 * s, s, false), copy('%p13', '%rd1', 2048 + 512 * s, s, false),
+    ];
+    const read = (s: number): string[] => [
+      `W${s}:`, `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+${8 * s}], 0;`, `\t@!%p3 bra W${s};`,
+      ...[1024 * s, 1024 * s + 512, 2048 + 512 * s].map((at) => `\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5+${at}];`),
+    ];
+    const body = [
+      INIT, '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+      '\tmov.u32 %r20, %cluster_ctarank;', '\tmov.u16 %rs1, 3;', '\tld.param.u32 %r30, [cfg];',
+      '\tsetp.eq.u32 %p10, %r20, 0;', '\tand.pred %p11, %p10, %p1;', '\tsetp.ne.u32 %p12, %r20, 0;', '\tand.pred %p13, %p12, %p1;',
+      '\tmov.b64 %rd1, b0_map;', '\tmov.b64 %rd2, b1_map;', '\tmov.b64 %rd3, a0_map;', ...stage(0), ...stage(1),
+      '\tmov.u32 %r4, %laneid;', '\tshl.b32 %r4, %r4, 4;', '\tmov.u32 %r5, buf;', '\tadd.s32 %r5, %r5, %r4;', ...read(0), ...read(1),
+      '\tbarrier.cluster.arrive.release.aligned;', '\tbarrier.cluster.wait.acquire.aligned;',
+    ].join('\n');
+    const text = ptx({ body, params: '.param .align 64 .b8 b0_map[128], .param .align 64 .b8 b1_map[128], .param .align 64 .b8 a0_map[128], .param .u32 cfg' })
+      .replace('.shared .align 128 .b8 buf[2048];', '.shared .align 128 .b8 buf[4096];')
+      .replace('.reqntid 32\n', '.reqntid 32\n.reqnctapercluster 2, 1, 1\n')
+      .replace('\t.reg .pred %p<16>;', '\t.reg .pred %p<16>;\n\t.reg .b16 %rs<4>;');
+    const lifted = liftKernelWithFacts(parsePtx(text, 'k.ptx'), {});
+    expect(lifted.facts.tma.map((m) => [m.map, m.bytes]).sort()).toEqual([['a0_map+0', 512], ['b0_map+0', 512], ['b1_map+0', 512]]);
+    expect(verifyProgram(lifted.program).verdict).toBe('verified');
+  });
+
   it('does not bound a mainloop copy by an epilogue copy landing inside its stage (CUTLASS keeps the two in a union)', () => {
     // a_map brings 1,024 bytes to buf+0 and the consumer reads them; after the mainloop the
     // epilogue's c_map copy lands at buf+512 (the union reuses the stage) and is read there. Bounded

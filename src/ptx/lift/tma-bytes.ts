@@ -5,7 +5,7 @@
 //     compiler's metadata (Triton's tensor descriptors);
 //  2. the footprint: the consumers' reads of the destination (wgmma descriptors, loads, TMA
 //     stores of bytes no thread wrote), from the copy's destination up to the next barrier,
-//     variable boundary or destination of another copy;
+//     variable boundary or destination of another copy of its map or on a barrier its map signals;
 //  3. the ring stride: when a map's copies land at several addresses (the slots of a ring),
 //     the smallest distance between them, bounded the same way (maps that take turns through
 //     one ring: the ring's step, which also bounds their footprints);
@@ -247,9 +247,15 @@ function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly Tm
     if (Number.isFinite(sym.size)) hardBase.push(sym.start + sym.size);
   }
   const mates = new Map<string, number[]>();
-  // a multicast copy lands in every CTA of its mask, beside the copies that signal each of their barriers
-  const groupOf = (e: TmaLoad): string[] => (strict ? ['all'] : [...(e.ctas ?? [e.cta]).map((c) => `bar:${c}:${e.bar}`), `map:${keyOf(e)}`]);
-  for (const w of warps) for (const e of w) if (e.k === 'tma.load') for (const g of groupOf(e)) mates.set(g, [...(mates.get(g) ?? []), e.dst]);
+  // the barriers each map's copies signal: the slots of its ring, whose stages do not overlap
+  const ringOf = new Map<string, Set<number>>();
+  for (const w of warps) for (const e of w) if (e.k === 'tma.load') ringOf.set(keyOf(e), (ringOf.get(keyOf(e)) ?? new Set<number>()).add(e.bar));
+  // a multicast copy lands in every CTA of its mask, beside the copies that signal each of their
+  // barriers, and below those of the other slots of its ring (ptr-array kernels name each CTA's
+  // maps apart, so a map's own slots may not show the stage's end: CUTLASS example 57's B halves)
+  const groupOf = (e: TmaLoad): string[] =>
+    strict ? ['all'] : [...(e.ctas ?? [e.cta]).flatMap((c) => [...(ringOf.get(keyOf(e)) ?? [e.bar])].map((b) => `bar:${c}:${b}`)), `map:${keyOf(e)}`];
+  for (const w of warps) for (const e of w) if (e.k === 'tma.load') for (const g of strict ? ['all'] : [...(e.ctas ?? [e.cta]).map((c) => `bar:${c}:${e.bar}`), `map:${keyOf(e)}`]) mates.set(g, [...(mates.get(g) ?? []), e.dst]);
   const hard = new Map<string, (x: number) => number | undefined>();
   const hardAbove = (e: TmaLoad): number | undefined => {
     const id = groupOf(e).join('|');
