@@ -162,6 +162,101 @@ cat >"$OUT/cutlass_ex67_fp8_blockwise.launch" <<'LAUNCH'
 --param 0+2552:u64=2
 --cluster 1,2,1
 LAUNCH
+# CUTLASS examples 57, 68 and 69 (grouped GEMM): the group scheduler's fields, per kernel where
+# the file's kernels differ in tile or cluster shape (`--kernel REGEX` starts lines for those only)
+cat >"$OUT/cutlass_ex57_grouped.launch" <<'LAUNCH'
+# PersistentTileSchedulerSm90Group: two groups of 256x256x256; the problem shapes reach the kernel
+# twice (the mainloop's pointer at 0+16 and the scheduler's at 0+1688), one array
+--param 0+1680:u32=2
+--param 0+1688[*]:u32=256
+--param 0+16[*]:u32=256
+# Cooperative: 256x128 tiles, 1x2 clusters (the kernel type's; the PTX does not declare it),
+# raster along N: FastDivmodU64Pow2 of the cluster's 2 (major) and 1 (minor); FastDivmodU64 of
+# 256 and 128 (multiplier 0 for a power of two); 2 tiles per group
+--kernel Cooperative
+--cluster 1,2,1
+--param 0+1576:u64=2
+--param 0+1584:u32=1
+--param 0+1592:u64=1
+--param 0+1600:u32=0
+--param 0+1608:u64=256
+--param 0+1616:u64=0
+--param 0+1624:u32=8
+--param 0+1628:u32=0
+--param 0+1632:u64=128
+--param 0+1640:u64=0
+--param 0+1648:u32=7
+--param 0+1652:u32=0
+--param 0+1656:u64=4
+# Pingpong: 128x128 tiles, 2x1 clusters, raster along N: the cluster's 1 (major) and 2 (minor);
+# 4 tiles per group
+--kernel Pingpong
+--cluster 2,1,1
+--param 0+1576:u64=1
+--param 0+1584:u32=0
+--param 0+1592:u64=2
+--param 0+1600:u32=1
+--param 0+1608:u64=128
+--param 0+1616:u64=0
+--param 0+1624:u32=7
+--param 0+1628:u32=0
+--param 0+1632:u64=128
+--param 0+1640:u64=0
+--param 0+1648:u32=7
+--param 0+1652:u32=0
+--param 0+1656:u64=8
+LAUNCH
+cat >"$OUT/cutlass_ex68_fp8_grouped_blockwise.launch" <<'LAUNCH'
+# PersistentTileSchedulerSm90Group for 128x128 tiles in 1x2 clusters (the kernel type's; the PTX
+# does not declare it), raster along N: FastDivmodU64Pow2 of the cluster's 2 (major) and 1
+# (minor), FastDivmodU64 of 128 and 128 (multiplier 0 for a power of two); two groups of
+# 256x256x256, 4 tiles each; the problem shapes reach the kernel twice (the mainloop's pointer at
+# 0+16 and the scheduler's at 0+1688), one array
+--cluster 1,2,1
+--param 0+1576:u64=2
+--param 0+1584:u32=1
+--param 0+1592:u64=1
+--param 0+1600:u32=0
+--param 0+1608:u64=128
+--param 0+1616:u64=0
+--param 0+1624:u32=7
+--param 0+1628:u32=0
+--param 0+1632:u64=128
+--param 0+1640:u64=0
+--param 0+1648:u32=7
+--param 0+1652:u32=0
+--param 0+1656:u64=8
+--param 0+1680:u32=2
+--param 0+1688[*]:u32=256
+--param 0+16[*]:u32=256
+LAUNCH
+cat >"$OUT/cutlass_ex69_int4_bf16_grouped.launch" <<'LAUNCH'
+# PersistentTileSchedulerSm90Group for 128x16 tiles, no cluster: FastDivmodU64Pow2 of 1 and 1,
+# FastDivmodU64 of 128 and 16 (multiplier 0 for a power of two); one group of M = 128, N = 32,
+# K = 128, 2 tiles; the problem shapes reach the kernel twice (the mainloop's pointer at 0+16 and
+# the scheduler's at 0+2328), one array
+--kernel PtrArray
+--param 0+2216:u64=1
+--param 0+2224:u32=0
+--param 0+2232:u64=1
+--param 0+2240:u32=0
+--param 0+2248:u64=128
+--param 0+2256:u64=0
+--param 0+2264:u32=7
+--param 0+2268:u32=0
+--param 0+2272:u64=16
+--param 0+2280:u64=0
+--param 0+2288:u32=4
+--param 0+2292:u32=0
+--param 0+2296:u64=2
+--param 0+2320:u32=1
+--param 0+2328[0]:u32=128
+--param 0+2328[4]:u32=32
+--param 0+2328[8]:u32=128
+--param 0+16[0]:u32=128
+--param 0+16[4]:u32=32
+--param 0+16[8]:u32=128
+LAUNCH
 # FlashMLA's decode kernels find their work in DecodingSchedMeta, an array the host fills (one
 # entry per SM part: begin/end request, begin/end block, begin split, two split flags): one
 # request, blocks 0..N of it, unsplit. Its sparse FP8 decode is launched in clusters of

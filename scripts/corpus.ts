@@ -53,7 +53,7 @@ for (const dir of fromJson ? [] : dirs) {
         // a kernel without .reqntid gets its block size from NAME.block next to the PTX (build-corpus.sh writes it)
         const blockFile = path.replace(/\.ptx$/, '.block');
         const block = existsSync(blockFile) ? Number(readFileSync(blockFile, 'utf8').trim()) : undefined;
-        const launch = launchFile(path.replace(/\.ptx$/, '.launch'));
+        const launch = launchFile(path.replace(/\.ptx$/, '.launch'), k.name);
         if (launch.given !== undefined) row.given = launch.given;
         const points = liftLaunchPoints(module, { kernel: k.name, ...(block ? { block } : {}), ...launch.options }, !args.includes('--no-sweep'));
         row.liftMs = performance.now() - t0;
@@ -91,20 +91,29 @@ for (const dir of fromJson ? [] : dirs) {
  * NAME.launch next to the PTX (build-corpus.sh writes it): the launch values a kernel needs to have
  * any work at all, one `--param KEY=V` or `--cluster X,Y,Z` per line, as a user would give them
  * (CUTLASS's grouped and blockwise-scaled kernels read their tile counts from scheduler fields
- * that default to 0).
+ * that default to 0). A `--kernel REGEX` line makes the lines after it, up to the next one, apply
+ * only to the kernels whose name matches (one file's kernels may differ in tile and cluster shape).
  */
-function launchFile(file: string): { options: { params?: Map<string, string>; cluster?: [number, number, number] }; given?: string } {
+function launchFile(file: string, kernel: string): { options: { params?: Map<string, string>; cluster?: [number, number, number] }; given?: string } {
   if (!existsSync(file)) return { options: {} };
   const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
   const params = new Map<string, string>();
   let cluster: [number, number, number] | undefined;
+  let applies = true;
+  const used: string[] = [];
   for (const l of lines) {
-    const m = /^--(param|cluster) (\S+)$/.exec(l);
-    if (!m?.[2]) throw new Error(`${file}: expected '--param KEY=V' or '--cluster X,Y,Z', got '${l}'`);
+    const m = /^--(param|cluster|kernel) (\S+)$/.exec(l);
+    if (!m?.[2]) throw new Error(`${file}: expected '--param KEY=V', '--cluster X,Y,Z' or '--kernel REGEX', got '${l}'`);
+    if (m[1] === 'kernel') {
+      applies = new RegExp(m[2]).test(kernel);
+      continue;
+    }
+    if (!applies) continue;
+    used.push(l);
     if (m[1] === 'cluster') cluster = parseDims('cluster', m[2]);
     else params.set(m[2].slice(0, m[2].lastIndexOf('=')), m[2].slice(m[2].lastIndexOf('=') + 1));
   }
-  return { options: { ...(params.size > 0 ? { params } : {}), ...(cluster ? { cluster } : {}) }, given: lines.join(' ') };
+  return { options: { ...(params.size > 0 ? { params } : {}), ...(cluster ? { cluster } : {}) }, ...(used.length > 0 ? { given: used.join(' ') } : {}) };
 }
 
 /** Whether a kernel has an mbarrier instruction anywhere in its body (nested blocks included). */
