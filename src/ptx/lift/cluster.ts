@@ -43,7 +43,7 @@ export interface ClusterRun {
   readonly descriptorUpdates: readonly number[];
   /** lines of test_wait that returned false at least once (a polling kernel: one schedule's outcomes) */
   readonly polled: readonly number[];
-  /** lines of a bare try_wait that returned false once and the kernel went on (not a spin loop) */
+  /** lines of a try_wait not in a spin loop: its false first try let the kernel go on (a token) */
   readonly triedFalse: readonly number[];
 }
 

@@ -70,7 +70,7 @@ export interface LiftFacts {
   readonly descriptorUpdates?: readonly number[];
   /** lines of test_wait the kernel polls (returned false at least once): the run followed one schedule's outcomes */
   readonly polled?: readonly number[];
-  /** lines of a bare try_wait (no spin loop around it) that returned false once, the phase pending, and the kernel went on */
+  /** lines of a try_wait not in a spin loop: its first try at each phase returned false and the kernel went on (a token it may drop) */
   readonly triedFalse?: readonly number[];
   /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
   readonly assumedTx?: readonly AssumedTx[];

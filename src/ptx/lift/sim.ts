@@ -136,7 +136,7 @@ export class ClusterSync {
   readonly descriptorUpdates = new Set<number>();
   /** lines of test_wait that returned false at least once: the kernel polls, and the run followed one schedule's outcomes */
   readonly polled = new Set<number>();
-  /** lines of try_wait whose first try found the phase pending and returned false (a token the code may drop) */
+  /** lines of try_wait whose first try at a phase returned false */
   readonly triedFalse = new Set<number>();
   /** lines of try_wait tried again on the same phase with nothing recorded between: spin loops */
   readonly spunOn = new Set<number>();

@@ -253,9 +253,11 @@ function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly Tm
   // a multicast copy lands in every CTA of its mask, beside the copies that signal each of their
   // barriers, and below those of the other slots of its ring (ptr-array kernels name each CTA's
   // maps apart, so a map's own slots may not show the stage's end: CUTLASS example 57's B halves)
-  const groupOf = (e: TmaLoad): string[] =>
-    strict ? ['all'] : [...(e.ctas ?? [e.cta]).flatMap((c) => [...(ringOf.get(keyOf(e)) ?? [e.bar])].map((b) => `bar:${c}:${b}`)), `map:${keyOf(e)}`];
-  for (const w of warps) for (const e of w) if (e.k === 'tma.load') for (const g of strict ? ['all'] : [...(e.ctas ?? [e.cta]).map((c) => `bar:${c}:${e.bar}`), `map:${keyOf(e)}`]) mates.set(g, [...(mates.get(g) ?? []), e.dst]);
+  const groupsOf = (e: TmaLoad, bars: Iterable<number>): string[] =>
+    strict ? ['all'] : [...(e.ctas ?? [e.cta]).flatMap((c) => [...bars].map((b) => `bar:${c}:${b}`)), `map:${keyOf(e)}`];
+  // a copy is a mate of its own barrier and map; it is bounded by the mates of its whole ring
+  const groupOf = (e: TmaLoad): string[] => groupsOf(e, ringOf.get(keyOf(e)) ?? [e.bar]);
+  for (const w of warps) for (const e of w) if (e.k === 'tma.load') for (const g of groupsOf(e, [e.bar])) mates.set(g, [...(mates.get(g) ?? []), e.dst]);
   const hard = new Map<string, (x: number) => number | undefined>();
   const hardAbove = (e: TmaLoad): number | undefined => {
     const id = groupOf(e).join('|');
