@@ -163,8 +163,22 @@ cat >"$OUT/cutlass_ex67_fp8_blockwise.launch" <<'LAUNCH'
 --cluster 1,2,1
 LAUNCH
 # CUTLASS examples 57, 68 and 69 (grouped GEMM): the group scheduler's fields, per kernel where
-# the file's kernels differ in tile or cluster shape (`--kernel REGEX` starts lines for those only)
-cat >"$OUT/cutlass_ex57_grouped.launch" <<'LAUNCH'
+# the file's kernels differ in tile or cluster shape (`--kernel REGEX` starts lines for those only).
+# group_sched OFFSET MAJOR MINOR TILE_M TILE_N TILES: PersistentTileSchedulerSm90GroupParams at
+# field OFFSET of param 0: FastDivmodU64Pow2 of the cluster's MAJOR and MINOR extents (divisor,
+# shift), FastDivmodU64 of the CTA tile's M and N (divisor, multiplier 0 for a power of two, shift,
+# round_up 0), and the tile count (blocks_across_problem_). Every extent is a power of two.
+group_sched() {
+  local at="$1" major="$2" minor="$3" tm="$4" tn="$5" tiles="$6"
+  log2() { local n="$1" k=0; while [ "$n" -gt 1 ]; do n=$((n / 2)); k=$((k + 1)); done; echo "$k"; }
+  printf -- '--param 0+%s:%s=%s\n' \
+    "$at" u64 "$major" $((at + 8)) u32 "$(log2 "$major")" $((at + 16)) u64 "$minor" $((at + 24)) u32 "$(log2 "$minor")" \
+    $((at + 32)) u64 "$tm" $((at + 40)) u64 0 $((at + 48)) u32 "$(log2 "$tm")" $((at + 52)) u32 0 \
+    $((at + 56)) u64 "$tn" $((at + 64)) u64 0 $((at + 72)) u32 "$(log2 "$tn")" $((at + 76)) u32 0 \
+    $((at + 80)) u64 "$tiles"
+}
+{
+  cat <<'LAUNCH'
 # PersistentTileSchedulerSm90Group: two groups of 256x256x256; the problem shapes reach the kernel
 # twice (the mainloop's pointer at 0+16 and the scheduler's at 0+1688), one array
 --param 0+1680:u32=2
@@ -175,80 +189,42 @@ cat >"$OUT/cutlass_ex57_grouped.launch" <<'LAUNCH'
 # 256 and 128 (multiplier 0 for a power of two); 2 tiles per group
 --kernel Cooperative
 --cluster 1,2,1
---param 0+1576:u64=2
---param 0+1584:u32=1
---param 0+1592:u64=1
---param 0+1600:u32=0
---param 0+1608:u64=256
---param 0+1616:u64=0
---param 0+1624:u32=8
---param 0+1628:u32=0
---param 0+1632:u64=128
---param 0+1640:u64=0
---param 0+1648:u32=7
---param 0+1652:u32=0
---param 0+1656:u64=4
+LAUNCH
+  group_sched 1576 2 1 256 128 4
+  cat <<'LAUNCH'
 # Pingpong: 128x128 tiles, 2x1 clusters, raster along N: the cluster's 1 (major) and 2 (minor);
 # 4 tiles per group
 --kernel Pingpong
 --cluster 2,1,1
---param 0+1576:u64=1
---param 0+1584:u32=0
---param 0+1592:u64=2
---param 0+1600:u32=1
---param 0+1608:u64=128
---param 0+1616:u64=0
---param 0+1624:u32=7
---param 0+1628:u32=0
---param 0+1632:u64=128
---param 0+1640:u64=0
---param 0+1648:u32=7
---param 0+1652:u32=0
---param 0+1656:u64=8
 LAUNCH
-cat >"$OUT/cutlass_ex68_fp8_grouped_blockwise.launch" <<'LAUNCH'
+  group_sched 1576 1 2 128 128 8
+} >"$OUT/cutlass_ex57_grouped.launch"
+{
+  cat <<'LAUNCH'
 # PersistentTileSchedulerSm90Group for 128x128 tiles in 1x2 clusters (the kernel type's; the PTX
 # does not declare it), raster along N: FastDivmodU64Pow2 of the cluster's 2 (major) and 1
 # (minor), FastDivmodU64 of 128 and 128 (multiplier 0 for a power of two); two groups of
 # 256x256x256, 4 tiles each; the problem shapes reach the kernel twice (the mainloop's pointer at
 # 0+16 and the scheduler's at 0+1688), one array
 --cluster 1,2,1
---param 0+1576:u64=2
---param 0+1584:u32=1
---param 0+1592:u64=1
---param 0+1600:u32=0
---param 0+1608:u64=128
---param 0+1616:u64=0
---param 0+1624:u32=7
---param 0+1628:u32=0
---param 0+1632:u64=128
---param 0+1640:u64=0
---param 0+1648:u32=7
---param 0+1652:u32=0
---param 0+1656:u64=8
+LAUNCH
+  group_sched 1576 2 1 128 128 8
+  cat <<'LAUNCH'
 --param 0+1680:u32=2
 --param 0+1688[*]:u32=256
 --param 0+16[*]:u32=256
 LAUNCH
-cat >"$OUT/cutlass_ex69_int4_bf16_grouped.launch" <<'LAUNCH'
+} >"$OUT/cutlass_ex68_fp8_grouped_blockwise.launch"
+{
+  cat <<'LAUNCH'
 # PersistentTileSchedulerSm90Group for 128x16 tiles, no cluster: FastDivmodU64Pow2 of 1 and 1,
 # FastDivmodU64 of 128 and 16 (multiplier 0 for a power of two); one group of M = 128, N = 32,
 # K = 128, 2 tiles; the problem shapes reach the kernel twice (the mainloop's pointer at 0+16 and
 # the scheduler's at 0+2328), one array
 --kernel PtrArray
---param 0+2216:u64=1
---param 0+2224:u32=0
---param 0+2232:u64=1
---param 0+2240:u32=0
---param 0+2248:u64=128
---param 0+2256:u64=0
---param 0+2264:u32=7
---param 0+2268:u32=0
---param 0+2272:u64=16
---param 0+2280:u64=0
---param 0+2288:u32=4
---param 0+2292:u32=0
---param 0+2296:u64=2
+LAUNCH
+  group_sched 2216 1 1 128 16 2
+  cat <<'LAUNCH'
 --param 0+2320:u32=1
 --param 0+2328[0]:u32=128
 --param 0+2328[4]:u32=32
@@ -257,6 +233,7 @@ cat >"$OUT/cutlass_ex69_int4_bf16_grouped.launch" <<'LAUNCH'
 --param 0+16[4]:u32=32
 --param 0+16[8]:u32=128
 LAUNCH
+} >"$OUT/cutlass_ex69_int4_bf16_grouped.launch"
 # FlashMLA's decode kernels find their work in DecodingSchedMeta, an array the host fills (one
 # entry per SM part: begin/end request, begin/end block, begin split, two split flags): one
 # request, blocks 0..N of it, unsplit. Its sparse FP8 decode is launched in clusters of
