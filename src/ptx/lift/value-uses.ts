@@ -72,6 +72,16 @@ function usesOf(fn: FlatFunction): Uses {
  * arrive's state), not a read.
  */
 export function resultRead(fn: FlatFunction, ins: FlatInstr): boolean {
+  // asked at every execution of a try_wait: answered once per instruction
+  const hit = resultReadCache.get(ins);
+  if (hit !== undefined) return hit;
+  const answer = readsResult(fn, ins);
+  resultReadCache.set(ins, answer);
+  return answer;
+}
+const resultReadCache = new WeakMap<FlatInstr, boolean>();
+
+function readsResult(fn: FlatFunction, ins: FlatInstr): boolean {
   const slots: number[] = [];
   slotsOf(ins.args[0], slots);
   const { bySlot } = usesOf(fn);
