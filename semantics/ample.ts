@@ -18,7 +18,7 @@ import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
 import { StuckBarriers, threadsMissing, unitProcess, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import { BAR_FREE, type MachineState } from './state.ts';
-import { currentOp, type Action } from './step.ts';
+import { currentOp, roleCanMove, type Action } from './step.ts';
 import { CodePositions, UnrolledPositions } from './positions.ts';
 
 const UNITS = ['mma', 'store'] as const;
@@ -46,25 +46,46 @@ export class AmpleSets {
   /** One closure builder, reset for each state: its arrays are reused rather than allocated per state and per seed. */
   private readonly closure: Closure;
   private readonly retry: number[] = [];
+  /** per action index: 1 when the probe found that its seed is not a set of one action */
+  private notAlone = new Uint8Array(0);
 
   /**
    * Indices into `actions` (the full enabled list, enabledActions' order) of a persistent subset,
    * or undefined when no proper subset is found.
+   *
+   * The set taken is the first, in the order of the passes (SEED_PASSES), of the smallest size any
+   * seed gives. Most states of real kernels have a seed that is a set of one action, most often a
+   * role at an op on slots or groups (a shared-memory read, a wgmma), while seeds at waits and
+   * arrives grow to many actions, an analysis (stuck.ts) at each step. So such role seeds are
+   * probed first, each closure built only until it has two enabled actions: once one is alone,
+   * the passes need build no closure further than that, and skip the seeds the probe found not
+   * alone. The set taken is the same as without the probe.
    */
   choose(s: MachineState, actions: readonly Action[]): number[] | undefined {
     if (actions.length <= 1 || s.violation) return undefined;
     this.stuck.newState(); // the analyses of the last state are no longer needed
     const ctx = this.closure;
     ctx.reset(s, actions);
+    if (this.notAlone.length < actions.length) this.notAlone = new Uint8Array(2 * actions.length);
+    const notAlone = this.notAlone;
+    notAlone.fill(0, 0, actions.length);
+    let alone = false;
+    for (let i = 0; i < actions.length && !alone; i++) {
+      const a = actions[i]!;
+      if (a.kind !== 'role' || !onSlotsOrGroups(currentOp(this.m, s, a.role)?.op.kind)) continue;
+      const set = ctx.from(a, 2, Infinity);
+      if (set === undefined) notAlone[i] = 1;
+      else alone = true;
+    }
     let best: number[] | undefined;
     // retried: the unit seeds cut short in their first pass (SEED_PASSES)
     const retry = this.retry;
     retry.length = 0;
     passes: for (const { kind, analyses, cutShortOnly } of SEED_PASSES) {
       for (let i = 0; i < actions.length; i++) {
-        if (actions[i]!.kind !== kind || (cutShortOnly && !retry.includes(i))) continue;
+        if (actions[i]!.kind !== kind || (cutShortOnly && !retry.includes(i)) || (alone && notAlone[i] === 1)) continue;
         // a later seed is taken only when its set is strictly smaller: stop building it at that size
-        const set = ctx.from(actions[i]!, best?.length ?? actions.length, analyses);
+        const set = ctx.from(actions[i]!, best?.length ?? (alone ? 2 : actions.length), analyses);
         if (set === GREW) retry.push(i);
         if (set === undefined || set === GREW) continue;
         best = set;
@@ -75,8 +96,15 @@ export class AmpleSets {
   }
 }
 
+/** Role ops on slots, groups and copies, not on a barrier's phase: the probe's seeds in `choose`. */
+const ON_SLOTS_OR_GROUPS: ReadonlySet<string> = new Set(['read', 'write', 'wgmma.issue', 'wgmma.commit', 'tma.load', 'tma.store', 'bulk.commit', 'fence.proxy.async']);
+const onSlotsOrGroups = (kind: string | undefined): boolean => kind !== undefined && ON_SLOTS_OR_GROUPS.has(kind);
+
 /** Thrown by stuckNow past the closure's allowance of analyses, caught by `from`. */
 const OUT_OF_ANALYSES = new Error('the closure needs more runs of the stuck analysis than it is allowed');
+
+/** Thrown by a closure's `add` when the set reaches its limit of enabled actions, caught by `from`. */
+const AT_LIMIT = new Error('the closure has as many enabled actions as the set it must beat');
 
 /** One zeroed scratch array per object space, reused by every closure (they run one at a time). */
 const scratch = new WeakMap<ObjectSpace, Uint8Array>();
@@ -226,13 +254,17 @@ class Closure {
     inSet.fill(0, 0, this.processes);
     const stack = [this.processOf(seed)];
     inSet[stack[0]!] = 1;
+    // enabled processes in the set: at `limit` the closure is given up at once, before the
+    // analyses the processes still on the stack would ask for (it only grows)
+    let enabledIn = 1;
     const add = (p: number): void => {
       if (inSet[p]) return;
       inSet[p] = 1;
       this.current = undefined;
       stack.push(p);
+      if (this.actionOf[p]! >= 0 && ++enabledIn >= limit) throw AT_LIMIT;
     };
-    this.current = undefined;
+    this.current = this.latest = undefined;
     this.enablers.clear(); // they depend on the set (through horizons)
     const deferred = this.deferred;
     this.deferring = true;
@@ -251,6 +283,7 @@ class Closure {
       }
     } catch (e) {
       if (e === OUT_OF_ANALYSES) return GREW;
+      if (e === AT_LIMIT) return undefined;
       throw e;
     } finally {
       this.deferring = false;
@@ -270,19 +303,32 @@ class Closure {
    * The position of the first wait in role q's straight-line code from its pc that q cannot pass
    * on any path of actions outside the set (stuck.ts): so only q's ops before it can conflict with
    * the set (and a bar.sync's arrival there). Undefined when there is none: q's whole future counts.
+   * `st`: an analysis to read it from (the set's now when undefined).
    */
-  private horizon(q: number): number | undefined {
-    const rs = this.s.roles[q];
-    if (!rs) return undefined;
-    // no wait with known operands ahead in straight-line code: nothing to stop at
-    const at = this.at[q]!;
-    const k = this.horizons.firstWait(q, at);
-    if (k >= this.horizons.waits[q]!.length || this.horizons.waits[q]![k]! >= this.horizons.straightEnd(q, at)) return undefined;
-    const stop = this.stuckNow().stop[q] ?? -1;
+  private horizon(q: number, st: Stuck | undefined): number | undefined {
+    if (this.earliestStop(q) === undefined) return undefined;
+    const stop = (st ?? this.stuckNow()).stop[q] ?? -1;
     if (stop < 0) return undefined;
     // a bar.sync at the stop arrives before it blocks: that op is within the horizon
     const op = this.horizons.positions.instr(q, stop);
     return op?.kind === 'op' && op.op.kind === 'bar.sync' ? stop + 1 : stop;
+  }
+
+  /**
+   * Where role q's horizon ends at the earliest, whatever the set: at its first wait with known
+   * operands in straight-line code (after it, for a bar.sync, which arrives before it blocks), or
+   * where it is, blocked at a wgmma.wait or bulk.wait (stuck.ts stops it there when the unit is
+   * in the set). Undefined when there is no such wait: q's whole future counts.
+   */
+  private earliestStop(q: number): number | undefined {
+    if (!this.s.roles[q]) return undefined;
+    const at = this.at[q]!;
+    const first = this.horizons.waits[q]![this.horizons.firstWait(q, at)];
+    if (first === undefined || first >= this.horizons.straightEnd(q, at)) return undefined;
+    const kind = currentOp(this.m, this.s, q)?.op.kind;
+    if (kind === 'wgmma.wait' || kind === 'bulk.wait') return at;
+    const op = this.horizons.positions.instr(q, first);
+    return op?.kind === 'op' && op.op.kind === 'bar.sync' ? first + 1 : first;
   }
 
   /**
@@ -305,8 +351,16 @@ class Closure {
       st = this.analysis.run({ s, inSet, firstCopy: 3 * R, at: this.at });
       this.stuck.set(key, st);
     }
-    return (this.current = st);
+    return (this.current = this.latest = st);
   }
+  /**
+   * The last analysis of this closure, made for the set as it was then: a subset of the set now.
+   * Its stops still hold: a path of actions outside the set now is also outside that subset, and
+   * the stops are claims about every such path. So a role its stop keeps clear of the set's
+   * touch needs no new run (a new one could only stop it sooner); one it does not keep clear is
+   * asked again of the analysis of the set as it is now (`conflicts`).
+   */
+  private latest: Stuck | undefined;
   private readonly stuck = new Map<string, Stuck>();
   /** stuckNow() since the set last grew */
   private current: Stuck | undefined;
@@ -496,14 +550,41 @@ class Closure {
       hits = this.hitsOf(touch, self);
       if (whole) this.hits[self] = hits;
     }
-    for (const q of hits.roles) {
-      // what q can do before it blocks at a wait only the set can release
-      const h = this.horizon(q);
-      if (h !== undefined && !this.horizons.conflictsIn(q, this.at[q]!, h, touch)) continue;
-      if (this.deferring && this.actionOf[q]! < 0) this.defer(q);
-      else add(q);
-    }
+    // units and copies first: they need no analysis, and an enabled one may bring the set to its limit
     for (const q of hits.others) add(q);
+    let asked: number[] | undefined;
+    for (const q of hits.roles) {
+      // blocked on a unit of the set: the analysis stops it where it is (stuck.ts), so nothing of its future conflicts
+      if (this.earliestStop(q) !== undefined && this.waitsOnUnitOfSet(q)) continue;
+      // q stops at its first wait at the earliest: a conflict before it needs no analysis
+      const earliest = this.earliestStop(q);
+      if (earliest === undefined || this.horizons.conflictsIn(q, this.at[q]!, earliest, touch)) this.bring(q, add);
+      else (asked ??= []).push(q);
+    }
+    for (const q of asked ?? []) {
+      // what q can do before it blocks at a wait only the set can release
+      const stale = this.current === undefined ? this.latest : undefined;
+      const h = this.horizon(q, stale);
+      if (h !== undefined && !this.horizons.conflictsIn(q, this.at[q]!, h, touch)) continue;
+      if (stale !== undefined) {
+        const fresh = this.horizon(q, undefined);
+        if (fresh !== undefined && !this.horizons.conflictsIn(q, this.at[q]!, fresh, touch)) continue;
+      }
+      this.bring(q, add);
+    }
+  }
+
+  /** Whether role q is blocked at a wgmma.wait or bulk.wait whose unit is in the set (stuck.ts stops it there). */
+  private waitsOnUnitOfSet(q: number): boolean {
+    const kind = currentOp(this.m, this.s, q)?.op.kind;
+    if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return false;
+    return this.inSet[unitProcess(this.m, q, kind === 'wgmma.wait' ? 'mma' : 'store')] === 1 && !roleCanMove(this.m, this.s, q);
+  }
+
+  /** Add role q to the set, or set it aside while it is blocked (see `from`). */
+  private bring(q: number, add: (p: number) => void): void {
+    if (this.deferring && this.actionOf[q]! < 0) this.defer(q);
+    else add(q);
   }
 
   /** The processes other than `self` that may do something conflicting with `touch`: roles by their futures, units and copies by their next action. */
