@@ -122,8 +122,12 @@ export class StuckBarriers {
    * roles of a ring can feed each other round after round up to the window's end, one fixed-point
    * step and one lesson (learn, which walks the arriver's ops) per wait: past 1, a barrier is taken
    * as unbounded and no lesson is taught, which keeps a run linear in the window (the stops that
-   * pay are one phase ahead). In code positions the straight parts are short: no limit. Both are
-   * sound: a larger bound and a walk that knows less make roles stop later and count more.
+   * pay are one phase ahead). Straight-line code (lifted PTX, its own unrolling) is the same with
+   * no window: a role runs to its end, and on a multi-CTA kernel the CTAs the set does not hold
+   * back walk every remaining wait of theirs, learning at each (CUTLASS example 53 on a 2×2
+   * cluster: 1.7× the states per second with the limit). In code positions with loops the straight
+   * parts are short: no limit. Both are sound: a larger bound and a walk that knows less make roles
+   * stop later and count more.
    */
   private readonly lookahead: number;
   /** per role and position: what its ops from there to the end of the straight part do (countTail) */
@@ -134,7 +138,8 @@ export class StuckBarriers {
     this.o = o;
     this.futures = futures;
     this.horizons = horizons;
-    this.lookahead = horizons.positions.unrolled ? 1 : Infinity;
+    const straightLine = m.roles.every((role) => role.code.every((instr) => instr.kind === 'op'));
+    this.lookahead = horizons.positions.unrolled || straightLine ? 1 : Infinity;
     // counters 0..B−1 are the mbarriers, B + id the named barriers (horizon.ts)
     const C = (this.counters = m.barrierCount + o.named);
     const R = m.roles.length;
