@@ -15,10 +15,10 @@ import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject,
 import type { OpInstr } from './context.ts';
 import { hasOutstanding, unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
-import { StuckBarriers, threadsMissing, unitProcess, type Stuck } from './stuck.ts';
+import { StuckBarriers, threadsMissing, unitProcess, waitsOnUnitOf, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import { BAR_FREE, type MachineState } from './state.ts';
-import { currentOp, roleCanMove, type Action } from './step.ts';
+import { currentOp, type Action } from './step.ts';
 import { CodePositions, UnrolledPositions } from './positions.ts';
 
 const UNITS = ['mma', 'store'] as const;
@@ -303,10 +303,10 @@ class Closure {
    * The position of the first wait in role q's straight-line code from its pc that q cannot pass
    * on any path of actions outside the set (stuck.ts): so only q's ops before it can conflict with
    * the set (and a bar.sync's arrival there). Undefined when there is none: q's whole future counts.
-   * `st`: an analysis to read it from (the set's now when undefined).
+   * `st`: an analysis to read it from (the set's now when undefined). Asked only of a role with
+   * a wait ahead (`earliestStop` defined).
    */
   private horizon(q: number, st: Stuck | undefined): number | undefined {
-    if (this.earliestStop(q) === undefined) return undefined;
     const stop = (st ?? this.stuckNow()).stop[q] ?? -1;
     if (stop < 0) return undefined;
     // a bar.sync at the stop arrives before it blocks: that op is within the horizon
@@ -554,10 +554,10 @@ class Closure {
     for (const q of hits.others) add(q);
     let asked: number[] | undefined;
     for (const q of hits.roles) {
-      // blocked on a unit of the set: the analysis stops it where it is (stuck.ts), so nothing of its future conflicts
-      if (this.earliestStop(q) !== undefined && this.waitsOnUnitOfSet(q)) continue;
       // q stops at its first wait at the earliest: a conflict before it needs no analysis
       const earliest = this.earliestStop(q);
+      // blocked on a unit of the set: the analysis stops it where it is (stuck.ts), so nothing of its future conflicts
+      if (earliest !== undefined && waitsOnUnitOf(this.m, this.s, this.inSet, q)) continue;
       if (earliest === undefined || this.horizons.conflictsIn(q, this.at[q]!, earliest, touch)) this.bring(q, add);
       else (asked ??= []).push(q);
     }
@@ -572,13 +572,6 @@ class Closure {
       }
       this.bring(q, add);
     }
-  }
-
-  /** Whether role q is blocked at a wgmma.wait or bulk.wait whose unit is in the set (stuck.ts stops it there). */
-  private waitsOnUnitOfSet(q: number): boolean {
-    const kind = currentOp(this.m, this.s, q)?.op.kind;
-    if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return false;
-    return this.inSet[unitProcess(this.m, q, kind === 'wgmma.wait' ? 'mma' : 'store')] === 1 && !roleCanMove(this.m, this.s, q);
   }
 
   /** Add role q to the set, or set it aside while it is blocked (see `from`). */

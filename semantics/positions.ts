@@ -105,6 +105,11 @@ interface RoleTrace {
 }
 
 /** Each role's op sequence, unrolled (see the top of this file). */
+/** Whether every role of m is straight-line code, with no loop or branch (lifted PTX): its own unrolling. */
+export function isStraightLine(m: Machine): boolean {
+  return m.roles.every((role) => role.code.every((instr) => instr.kind === 'op'));
+}
+
 export class UnrolledPositions implements Positions {
   readonly unrolled = true;
   private readonly m: Machine;
@@ -119,7 +124,7 @@ export class UnrolledPositions implements Positions {
   static of(m: Machine, limit = UNROLL_LIMIT): UnrolledPositions | undefined {
     if (m.symbolic !== undefined) return undefined;
     // straight-line code (lifted PTX) is its own unrolling: the code positions say the same, unwindowed
-    if (m.roles.every((role) => role.code.every((instr) => instr.kind === 'op'))) return undefined;
+    if (isStraightLine(m)) return undefined;
     const traces: RoleTrace[] = [];
     let budget = limit;
     for (const role of m.roles) {

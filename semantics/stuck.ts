@@ -36,6 +36,7 @@ import { phaseDistance } from './hb.ts';
 import { fewerPerArrival, NAMED_SYNC, type Horizons } from './horizon.ts';
 import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
+import { isStraightLine } from './positions.ts';
 import { unitRoles } from './async.ts';
 import { currentOp, roleCanMove } from './step.ts';
 import { BAR_FREE, BAR_RELEASED, type BarrierState, type MachineState } from './state.ts';
@@ -54,6 +55,17 @@ export interface Outside {
 export function unitProcess(m: Machine, r: number, u: 'mma' | 'store'): number {
   const owner = unitRoles(m, r, u)[0] ?? r;
   return m.roles.length + 2 * owner + (u === 'store' ? 1 : 0);
+}
+
+/**
+ * Whether role r is blocked at a wgmma.wait or bulk.wait whose unit is in the set (`inSet`, in
+ * Outside's layout): only that unit's retirements lower the groups outstanding, so on paths
+ * outside the set r stays where it is.
+ */
+export function waitsOnUnitOf(m: Machine, s: MachineState, inSet: Uint8Array, r: number): boolean {
+  const kind = currentOp(m, s, r)?.op.kind;
+  if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return false;
+  return inSet[unitProcess(m, r, kind === 'wgmma.wait' ? 'mma' : 'store')] === 1 && !roleCanMove(m, s, r);
 }
 
 export interface Stuck {
@@ -125,7 +137,7 @@ export class StuckBarriers {
    * pay are one phase ahead). Straight-line code (lifted PTX, its own unrolling) is the same with
    * no window: a role runs to its end, and on a multi-CTA kernel the CTAs the set does not hold
    * back walk every remaining wait of theirs, learning at each (CUTLASS example 53 on a 2×2
-   * cluster: 1.7× the states per second with the limit). In code positions with loops the straight
+   * cluster: about 600 waits per run without the limit). In code positions with loops the straight
    * parts are short: no limit. Both are sound: a larger bound and a walk that knows less make roles
    * stop later and count more.
    */
@@ -138,8 +150,7 @@ export class StuckBarriers {
     this.o = o;
     this.futures = futures;
     this.horizons = horizons;
-    const straightLine = m.roles.every((role) => role.code.every((instr) => instr.kind === 'op'));
-    this.lookahead = horizons.positions.unrolled || straightLine ? 1 : Infinity;
+    this.lookahead = horizons.positions.unrolled || isStraightLine(m) ? 1 : Infinity;
     // counters 0..B−1 are the mbarriers, B + id the named barriers (horizon.ts)
     const C = (this.counters = m.barrierCount + o.named);
     const R = m.roles.length;
@@ -180,7 +191,7 @@ export class StuckBarriers {
       if (out.inSet[p] === 1 || rs === undefined) continue;
       const at = out.at[p]!;
       if (at >= horizons.positions.length(p)) continue;
-      if (this.waitsOnSetUnit(out, p)) {
+      if (waitsOnUnitOf(m, s, out.inSet, p)) {
         this.stop[p] = at; // no wait index: it never moves on, and nothing of it is counted
         continue;
       }
@@ -229,16 +240,6 @@ export class StuckBarriers {
     }
     this.resultsUsed++;
     return r;
-  }
-
-  /**
-   * Whether role p is blocked at a wgmma.wait or bulk.wait whose unit is in the set: only that
-   * unit's retirements lower the groups outstanding, so on paths outside the set p stays where it is.
-   */
-  private waitsOnSetUnit(out: Outside, p: number): boolean {
-    const kind = currentOp(this.m, out.s, p)?.op.kind;
-    if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return false;
-    return out.inSet[unitProcess(this.m, p, kind === 'wgmma.wait' ? 'mma' : 'store')] === 1 && !roleCanMove(this.m, out.s, p);
   }
 
   private enqueue(b: number): void {
