@@ -937,6 +937,31 @@ describe('events → program', () => {
     expect(lift({ body: early, block: 160 }).roles.map((r) => r.name)).toEqual(['warps0_3', 'warps0_3_lag', 'warp4']);
   });
 
+  it('folds warps of one warpgroup that read the stage before their wgmma when one warp releases it after the wgmma.wait, if each read its value before committing (CUTLASS sparse GEMM)', () => {
+    // warps 0-3 wait for buf, each loads from it (the sparse GEMM's metadata) and reads the value,
+    // multiply, wait for the group, fence, then warp 0 alone releases buf on bar+8 and warp 1 alone
+    // arrives on bar+16; warp 4 waits for the release and loads buf again. The group retires only
+    // once every warp committed it, and each warp's load was over before it committed (it read the
+    // value): the reads are over before the release, the four fold and nothing races
+    const wgmma = `\tmov.u32 %r2, buf;\n\tbfe.u32 %r3, %r2, 4, 14;\n\tcvt.u64.u32 %rd2, %r3;\n\tmov.pred %p9, -1;\n\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, %rd2, %rd2, %p9, 1, 1, 0, 0;\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tfence.proxy.async.shared::cta;\n`;
+    const use = `\tadd.u32 %r21, %r20, 1;\n`;
+    const signals = `\tmov.u32 %r4, %laneid;\n\tsetp.eq.u32 %p4, %r4, 0;\n\tsetp.eq.u32 %p7, %r5, 0;\n\tand.pred %p7, %p7, %p4;\n\t@%p7 mbarrier.arrive.shared::cta.b64 _, [bar+8];\n\tsetp.eq.u32 %p8, %r5, 1;\n\tand.pred %p8, %p8, %p4;\n\t@%p8 mbarrier.arrive.shared::cta.b64 _, [bar+16];\n`;
+    const consumers = `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n\tld.shared.u32 %r20, [buf];\n${use}${wgmma}${signals}\tbra.uni $L_end;\n`;
+    const producer = `$L_prod:\n\tmov.u32 %r6, %laneid;\n\tsetp.eq.u32 %p6, %r6, 0;\n\tmov.u64 %rd1, 0;\n\t@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16;\n\t@%p6 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+8], 0;\n\t@%p6 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar+24], 16;\n\t@%p6 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar+24];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+24], 0;\n\tld.shared.u32 %r7, [buf];\n$L_end:\n`;
+    const body = `${INIT}\tshr.u32 %r5, %r1, 5;\n\tsetp.eq.u32 %p5, %r5, 4;\n\t@%p5 bra $L_prod;\n${consumers}${producer}`;
+    const p = lift({ body, block: 160 });
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4], ['warp4', 1]]);
+    expect(verifyProgram(p).violations).toEqual([]);
+    // a load whose value is read only after the release may still be in flight when warp 0
+    // releases buf: the warps stay apart by their signals and the copy after the release races
+    const late = lift({ body: body.replace(use, '').replace('\tbra.uni $L_end;', `${use}\tbra.uni $L_end;`), block: 160 });
+    expect(late.roles.map((r) => r.name)).toEqual(['warp0', 'warp1', 'warps2_3', 'warp4']);
+    expect(verifyProgram(late).violations.map((v) => v.kind)).toContain('race');
+    // so with a store in place of the load: a store may be in flight whatever the warp does next
+    const store = lift({ body: body.replace('\tld.shared.u32 %r20, [buf];', '\tmov.u32 %r22, 7;\n\tst.shared.u32 [buf], %r22;'), block: 160 });
+    expect(store.roles.map((r) => r.name)).toEqual(['warp0', 'warp1', 'warps2_3', 'warp4']);
+  });
+
   it('keeps roles of a warpgroup whose first warp has work of its own to that warpgroup, so its wgmma groups retire together (CUTLASS ptr-array)', () => {
     // two consumer warpgroups (warps 0-3, 4-7) multiply from buf; the first warp of each also
     // updates a tensor map of its own first (a store and a bulk group: CUTLASS's ptr-array kernels),

@@ -49,7 +49,8 @@ export type WarpEvent =
       readonly mnMajor?: { readonly a: boolean; readonly b: boolean };
       readonly loc: Loc;
     }
-  | { readonly k: 'wgmma.commit'; readonly loc: Loc }
+  /** `settled`: every generic shared-memory load of the warp before it is over (its value was read: load-waits.ts). */
+  | { readonly k: 'wgmma.commit'; readonly settled?: boolean; readonly loc: Loc }
   | { readonly k: 'wgmma.wait'; readonly pending: number; readonly loc: Loc }
   /** `threads` absent: all threads of the CTA. */
   | { readonly k: 'bar.sync' | 'bar.arrive'; readonly id: number; readonly threads?: number; readonly loc: Loc }

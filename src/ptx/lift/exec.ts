@@ -250,6 +250,8 @@ export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, a
     const hi = runs.at(-1)?.[1] ?? 0;
     if (lo < hi) w.event({ k: kind, cta, lo, hi, ...(runs.length > 1 ? { parts: runs } : {}), ...(data !== undefined ? { data } : {}), loc: ins.loc });
   }
+  // a load lands in its destination registers (ld, ldmatrix); a read without one is never known over
+  if (kind === 'read') w.loads.issued(fr.regs, ins.op.base === 'ld' || ins.op.base === 'ldmatrix' ? ins.args[0] : undefined);
 }
 
 /** Which memory an address operand points to, per its state space and value. */

@@ -155,6 +155,7 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], w
   const first = parts[0];
   if (!first) return [];
   const threads = 32 * group.length;
+  const oneWarpgroup = new Set(group.map(warpgroupOf)).size === 1;
   const body: { op: Op; loc: Loc }[] = [];
   const starts = new Map((windows ?? []).map((w, k) => [w.wait, k] as const));
   const ends = new Set((windows ?? []).map((w) => w.end));
@@ -167,7 +168,7 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], w
       if (!merged) return undefined;
     }
     for (const x of merged) {
-      if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(first.units, gi, threads)) return undefined;
+      if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(parts, gi, threads, oneWarpgroup)) return undefined;
       body.push({ op: x.op, loc: x.loc });
     }
     const u = first.units[gi];
@@ -244,16 +245,56 @@ function accessesOverlap(units: readonly (Unit | undefined)[]): boolean {
   return false;
 }
 
-/** Is there a generic access in the skeleton before gap `gi`, after the last barrier covering the group? */
-function unsyncedAccessBefore(units: readonly Unit[], gi: number, threads: number): boolean {
+/**
+ * Is there a generic access in the skeleton before gap `gi` that the group's signals there are not
+ * ordered after? A `bar.sync` of the group orders every access before it. For the warps of one
+ * warpgroup (`oneWarpgroup`), so does a `wgmma.wait_group` for the reads before a commit it
+ * retires, when each warp had every load of its own over at that commit (`settled`: it read the
+ * value, load-waits.ts): the group retires only once each warp has committed it (measured,
+ * traces/gpu/wgmma-coupling-h200), so the read is over before any warp is past the wait. CUTLASS's
+ * sparse GEMM: each warp loads the stage's metadata for its own wgmma, and one warp per CTA
+ * releases the stage after `wgmma.wait_group 0`. Writes are not ordered so (a store may still be
+ * in flight).
+ */
+function unsyncedAccessBefore(parts: readonly { readonly units: readonly Unit[] }[], gi: number, threads: number, oneWarpgroup: boolean): boolean {
+  const units = parts[0]?.units ?? [];
+  // reads before this unit are over before the gap
+  let readsOver = -1;
   for (let i = gi - 1; i >= 0; i--) {
     const u = units[i];
     if (!u) continue;
-    if (u.kind === 'access') return true;
+    if (u.kind === 'access') {
+      if (i < readsOver && u.ops.every((o) => o.op.kind === 'read')) continue;
+      return true;
+    }
     const op = u.op.op;
     if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
+    if (oneWarpgroup && op.kind === 'wgmma.wait' && op.pending.kind === 'num') readsOver = Math.max(readsOver, settledCommitRetired(parts, i, op.pending.value));
   }
   return false;
+}
+
+/** The last commit before the `wgmma.wait_group pending` at unit `wi` that it retires, of a group with a wgmma in it, at which every warp's loads were over; -1 when none. */
+function settledCommitRetired(parts: readonly { readonly units: readonly Unit[] }[], wi: number, pending: number): number {
+  const units = parts[0]?.units ?? [];
+  const isCommit = (u: Unit | undefined): boolean => u?.kind === 'op' && u.op.op.kind === 'wgmma.commit';
+  let later = 0;
+  for (let c = wi - 1; c >= 0; c--) {
+    if (!isCommit(units[c])) continue;
+    // the wait leaves the `pending` latest groups in flight
+    if (later++ < pending) continue;
+    const settled = parts.every((p) => {
+      const u = p.units[c];
+      return u?.kind === 'op' && u.op.settled === true;
+    });
+    let issued = false;
+    for (let j = c - 1; j >= 0 && !isCommit(units[j]); j--) {
+      const u = units[j];
+      if (u?.kind === 'op' && u.op.op.kind === 'wgmma.issue') issued = true;
+    }
+    if (settled && issued) return c;
+  }
+  return -1;
 }
 
 /** Warps a CTA holds (1024 threads). */

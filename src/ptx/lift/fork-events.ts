@@ -8,10 +8,17 @@ import type { WarpEvent } from './events.ts';
 
 const isAccess = (e: WarpEvent): boolean => e.k === 'read' || e.k === 'write';
 
-/** An event without its source line: equal keys, the same event. */
+/** An event without its source line (nor a commit's `settled`, which the join takes from both): equal keys, the same event. */
 export function eventKey(e: WarpEvent): string {
+  if (e.k === 'wgmma.commit') return '{"k":"wgmma.commit"}';
   const { loc: _loc, ...rest } = e;
   return JSON.stringify(rest);
+}
+
+/** A commit after the branch has its loads over only if both sides do. */
+function bothSettled(a: WarpEvent | undefined, b: WarpEvent): WarpEvent {
+  if (b.k !== 'wgmma.commit' || a?.k !== 'wgmma.commit' || a.settled === b.settled) return b;
+  return { k: 'wgmma.commit', loc: b.loc };
 }
 
 /** Runs of accesses between synchronization events: gaps[i] comes before sync[i] (the last gap after every one). */
@@ -41,7 +48,7 @@ export function joinSides(taken: readonly WarpEvent[], fallthrough: readonly War
     const seen = new Set(gap.map(eventKey));
     out.push(...gap, ...(a.gaps[i] ?? []).filter((e) => !seen.has(eventKey(e))));
     const s = b.sync[i];
-    if (s) out.push(s);
+    if (s) out.push(bothSettled(a.sync[i], s));
   });
   return out;
 }

@@ -455,7 +455,7 @@ function wgmma(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const kind = ins.op.parts[0];
   const lane = firstLane(m);
   const loc = ins.loc;
-  if (kind === 'commit_group') w.event({ k: 'wgmma.commit', loc });
+  if (kind === 'commit_group') w.event({ k: 'wgmma.commit', ...(w.loads.none ? { settled: true } : {}), loc });
   else if (kind === 'wait_group') {
     const n = w.read(fr, ins.args[0] ?? { k: 'imm', v: 0n });
     w.event({ k: 'wgmma.wait', pending: w.known(laneOf(n, lane), 'the group count', ins), loc });

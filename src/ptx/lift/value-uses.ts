@@ -26,7 +26,8 @@ interface Uses {
 const usesCache = new WeakMap<FlatFunction, Uses>();
 const decidesCache = new WeakMap<FlatInstr, boolean>();
 
-function slotsOf(a: Arg | undefined, out: number[]): void {
+/** The register slots an operand mentions (an address's base and coordinates too). */
+export function slotsOf(a: Arg | undefined, out: number[]): void {
   if (!a) return;
   if (a.k === 'reg' || a.k === 'not') out.push(a.slot);
   else if (a.k === 'mem') {

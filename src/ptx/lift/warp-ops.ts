@@ -17,6 +17,8 @@ export interface WarpOp {
   readonly collective: boolean;
   /** A generic access: what the warp's lanes touched through it (one entry per PTX access it stands for), for the fold's race check. */
   readonly bytes?: AccessBytes[];
+  /** A wgmma commit: every generic shared-memory load of the warp before it is over (load-waits.ts). */
+  readonly settled?: boolean;
 }
 
 export interface AccessBytes {
@@ -143,7 +145,7 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
       }
       case 'wgmma.commit':
         issued = [];
-        collective({ kind: 'wgmma.commit' }, loc);
+        out.push({ op: { kind: 'wgmma.commit' }, loc, collective: true, ...(e.settled ? { settled: true } : {}) });
         break;
       case 'wgmma.wait':
         collective({ kind: 'wgmma.wait', pending: num(e.pending) }, loc);

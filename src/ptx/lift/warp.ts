@@ -25,6 +25,7 @@ import { UnsupportedError } from './errors.ts';
 import type { WarpEvent } from './events.ts';
 import { execInstr, isExecInstr } from './exec.ts';
 import { joinSides } from './fork-events.ts';
+import { LoadsInFlight, type LoadsState } from './load-waits.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import type { Arg, FlatFunction, FlatInstr } from './flatten.ts';
 import type { LaunchValues } from './launch.ts';
@@ -120,6 +121,8 @@ export class WarpInterp {
   clusterArrival: number | undefined;
   /** set when a fork side's groups all reached the join */
   private joined = false;
+  /** generic shared-memory loads whose value the warp has not read yet (load-waits.ts) */
+  readonly loads = new LoadsInFlight();
 
   readonly place: WarpPlace;
   private readonly kernel: FlatFunction;
@@ -547,6 +550,7 @@ export class WarpInterp {
         }
         default:
           if (m !== 0) {
+            this.loads.reads(fr.regs, ins);
             const block = isExecInstr(ins.op) ? execInstr(this, fr, ins, m) : syncInstr(this, fr, ins, m);
             if (block) {
               if (this.forking) throw new ForkBlocked(`line ${ins.loc.line}`);
@@ -697,6 +701,8 @@ export class WarpInterp {
       if (!o || o.bytes !== c.bytes || !sameVal(o.v, c.v)) smem.store(addr, c.bytes, undefined);
     }
     for (const [addr, c] of taken.smem) if (!fallthrough.smem.has(addr)) smem.store(addr, c.bytes, undefined);
+    // the fall-through side ran last: a load is over after the branch only if it is on both sides
+    this.loads.join(taken.loads);
     for (const e of joined) this.event(e);
     g.pc = join;
     yield* [];
@@ -704,7 +710,7 @@ export class WarpInterp {
 
   /** Everything a side of a branch on data may change but the registers (those are journaled). */
   private snapshot(): Snapshot {
-    return { mem: cloneMem(this.mem), smem: this.sim.cta(this.cta).smem.snapshot(), sync: this.sim.snapshot(), live: this.live };
+    return { mem: cloneMem(this.mem), smem: this.sim.cta(this.cta).smem.snapshot(), sync: this.sim.snapshot(), live: this.live, loads: this.loads.snapshot() };
   }
 
   /** Undo the register writes journaled since `mark`, latest first. */
@@ -721,6 +727,7 @@ export class WarpInterp {
     this.sim.cta(this.cta).smem.restore(s.smem);
     this.sim.restore(s.sync);
     this.live = s.live;
+    this.loads.restore(s.loads);
   }
 }
 
@@ -732,6 +739,7 @@ interface Snapshot {
   readonly smem: Map<number, { bytes: number; v: Val }>;
   readonly sync: string;
   readonly live: number;
+  readonly loads: LoadsState;
 }
 
 function cloneMem(m: ReadonlyMap<string, Map<bigint, MemCell>>): Map<string, Map<bigint, MemCell>> {
