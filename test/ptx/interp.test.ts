@@ -962,6 +962,27 @@ describe('events → program', () => {
     expect(store.roles.map((r) => r.name)).toEqual(['warp0', 'warp1', 'warps2_3', 'warp4']);
   });
 
+  it("holds a warp's wgmma.wait_group until the other warps of its warpgroup have committed the group: a warp the scheduler runs later does not fall two phases behind (FlashAttention-3 on a 2×1 cluster)", () => {
+    // warp 0 loads buf twice through full = bar[0], each time once warp 4 released it on empty =
+    // bar+8 after its wgmma.wait_group; warps 4-7 consume both. Warp 7 first waits for flag =
+    // bar+16, which warp 8 completes once warp 6 committed its first group (flag2 = bar+24), so
+    // the scheduler runs warp 7 a pass later than the others. Were warp 4 let past its wait_group
+    // before warp 7 committed, the producer would fill buf a second time before warp 7 waited for
+    // the first: a wait on full with parity 0 while its phase 2 is pending, a hang the hardware
+    // does not allow (a group retires only once every warp of the warpgroup committed it,
+    // traces/gpu/wgmma-coupling-h200)
+    const wgmma = `\tmov.u32 %r2, buf;\n\tbfe.u32 %r3, %r2, 4, 14;\n\tcvt.u64.u32 %rd2, %r3;\n\tmov.pred %p9, -1;\n\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, %rd2, %rd2, %p9, 1, 1, 0, 0;\n\twgmma.commit_group.sync.aligned;\n`;
+    const stage = (parity: number): string => `\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], ${parity};\n${wgmma}${parity === 0 ? '\t@%p12 mbarrier.arrive.shared::cta.b64 _, [bar+24];\n' : ''}\twgmma.wait_group.sync.aligned 0;\n\t@%p7 mbarrier.arrive.shared::cta.b64 _, [bar+8];\n`;
+    const consumers = `$L_cons:\n\tsetp.ne.u32 %p10, %r5, 7;\n\t@%p10 bra $L_c0;\n\tmbarrier.try_wait.parity.shared::cta.b64 %p11, [bar+16], 0;\n$L_c0:\n\tsetp.eq.u32 %p7, %r5, 4;\n\tand.pred %p7, %p7, %p4;\n\tsetp.eq.u32 %p12, %r5, 6;\n\tand.pred %p12, %p12, %p4;\n${stage(0)}${stage(1)}\tbra.uni $L_end;\n`;
+    const fill = (parity: number): string => `\t@%p4 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16;\n\t@%p4 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16, [bar];\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar+8], ${parity};\n`;
+    const producer = `$L_prod:\n\tmov.u64 %rd1, 0;\n${fill(0)}${fill(1)}\tbra.uni $L_end;\n`;
+    const flag = `$L_flag:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p11, [bar+24], 0;\n\t@%p4 mbarrier.arrive.shared::cta.b64 _, [bar+16];\n\tbra.uni $L_end;\n`;
+    const body = `${INIT}\tshr.u32 %r5, %r1, 5;\n\tmov.u32 %r4, %laneid;\n\tsetp.eq.u32 %p4, %r4, 0;\n\tsetp.eq.u32 %p5, %r5, 0;\n\t@%p5 bra $L_prod;\n\tsetp.eq.u32 %p6, %r5, 8;\n\t@%p6 bra $L_flag;\n\tsetp.ge.u32 %p6, %r5, 4;\n\t@%p6 bra $L_cons;\n\tbra.uni $L_end;\n${producer}${flag}${consumers}$L_end:\n`;
+    const trace = traceKernel(parsePtx(ptx({ body, block: 288 }), 'k.ptx'));
+    expect(trace.run.stuck).toBeUndefined();
+    expect(verifyProgram(lift({ body, block: 288 })).verdict).toBe('verified');
+  });
+
   it('keeps roles of a warpgroup whose first warp has work of its own to that warpgroup, so its wgmma groups retire together (CUTLASS ptr-array)', () => {
     // two consumer warpgroups (warps 0-3, 4-7) multiply from buf; the first warp of each also
     // updates a tensor map of its own first (a store and a bulk group: CUTLASS's ptr-array kernels),

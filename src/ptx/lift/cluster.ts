@@ -7,7 +7,12 @@
 // wait and the run goes on: what each warp does next does not depend on when its waits pass
 // (they are spin loops), so the recorded schedule is the kernel's, and the checker finds the hang
 // in the model with a shortest trace. A hang no mbarrier wait explains (bar.sync short of
-// threads) ends the run, with each blocked warp's wait as its last event.
+// threads) ends the run, with each blocked warp's wait as its last event. A `wgmma.wait_group`
+// waits too, until the other warps of its warpgroup have committed the groups it retires: the
+// hardware retires a group only then, and a run that let a warp past sooner could let it release
+// a stage two phases ahead of a warp of its own warpgroup, which then hangs on a parity whose
+// phase has passed (FlashAttention-3's forward kernel on a 2×1 cluster, under a scheduler that
+// lets other warps go first at a try_wait: a hang of the run that no hardware schedule has).
 import type { Loc } from '../../ir/program.ts';
 import type { WarpEvent } from './events.ts';
 import type { FlatFunction } from './flatten.ts';
@@ -98,6 +103,8 @@ export function runCluster(
         return sim.clusterGeneration > b.generation;
       case 'poll':
         return true;
+      case 'wgmma':
+        return sim.wgmmaCoupled(b.cta, b.warp, nwarps, b.groups);
     }
   };
   let stuck: { cta: number; warp: number; loc: Loc }[] | undefined;
@@ -115,7 +122,7 @@ export function runCluster(
       const step = r.gen.next();
       if (step.done) {
         r.done = true;
-        sim.warpExited(r.interp.cta, popcount(live));
+        sim.warpExited(r.interp.cta, popcount(live), r.interp.warp);
       } else {
         r.blocked = step.value;
       }
@@ -123,10 +130,13 @@ export function runCluster(
     }
     if (runners.every((r) => r.done)) break;
     if (!progress) {
-      // hung: remember where, then let the first warp blocked on an mbarrier past its wait so
-      // the rest of every warp's schedule is recorded (the checker finds the hang in the model)
+      // hung: remember where, then let the first warp blocked on an mbarrier (or, when none is,
+      // at a wgmma.wait_group) past its wait so the rest of every warp's schedule is recorded (the
+      // checker finds the hang in the model)
       if (!stuck) stuck = runners.flatMap((r) => (!r.done && r.blocked ? [{ cta: r.interp.cta, warp: r.interp.warp, loc: r.blocked.loc }] : []));
-      const next = forced < MAX_FORCED ? runners.find((r) => !r.done && (r.blocked?.kind === 'mbar' || r.blocked?.kind === 'token' || r.blocked?.kind === 'poll')) : undefined;
+      const blockedOn = (kinds: readonly Block['kind'][]): (typeof runners)[number] | undefined =>
+        runners.find((r) => !r.done && r.blocked !== undefined && kinds.includes(r.blocked.kind));
+      const next = forced < MAX_FORCED ? (blockedOn(['mbar', 'token', 'poll']) ?? blockedOn(['wgmma'])) : undefined;
       if (next) {
         forced++;
         next.interp.forcePast = true;

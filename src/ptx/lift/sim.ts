@@ -132,6 +132,9 @@ export class ClusterSync {
   clusterGeneration = 0;
   readonly clusterThreads: number;
   exitedThreads = 0;
+  /** wgmma groups each warp committed, by `cta:warp`; warps that ended are gone (wgmmaCoupled) */
+  readonly wgmmaCommits = new Map<string, number>();
+  readonly endedWarps = new Set<string>();
   /** lines of tensormap.* instructions run: in-kernel TMA descriptor updates, reported as assumed */
   readonly descriptorUpdates = new Set<number>();
   /** lines of test_wait that returned false at least once: the kernel polls, and the run followed one schedule's outcomes */
@@ -171,6 +174,7 @@ export class ClusterSync {
     return JSON.stringify({
       ctas: this.ctas.map((c) => ({ mbars: [...c.mbars], named: [...c.named], exited: c.exitedThreads })),
       cluster: [this.clusterArrived, this.clusterGeneration, this.exitedThreads],
+      commits: [...this.wgmmaCommits],
     });
   }
 
@@ -178,7 +182,10 @@ export class ClusterSync {
     const s = JSON.parse(snapshot) as {
       ctas: { mbars: [number, Mbar][]; named: [number, Named][]; exited: number }[];
       cluster: [number, number, number];
+      commits: [string, number][];
     };
+    this.wgmmaCommits.clear();
+    for (const [k, v] of s.commits) this.wgmmaCommits.set(k, v);
     s.ctas.forEach((c, i) => {
       const cta = this.cta(i);
       cta.mbars.clear();
@@ -190,7 +197,22 @@ export class ClusterSync {
     [this.clusterArrived, this.clusterGeneration, this.exitedThreads] = s.cluster;
   }
 
-  warpExited(cta: number, threads: number): void {
+  /**
+   * Whether every other warp of this warp's warpgroup has committed `groups` wgmma groups (or
+   * ended): a warpgroup's group retires only once each of its four warps committed it (measured
+   * on an H200, traces/gpu/wgmma-coupling-h200), so a wait_group that needs it waits for them.
+   */
+  wgmmaCoupled(cta: number, warp: number, warps: number, groups: number): boolean {
+    const first = warp - (warp % 4);
+    for (let x = first; x < Math.min(first + 4, warps); x++) {
+      if (x === warp || this.endedWarps.has(`${cta}:${x}`)) continue;
+      if ((this.wgmmaCommits.get(`${cta}:${x}`) ?? 0) < groups) return false;
+    }
+    return true;
+  }
+
+  warpExited(cta: number, threads: number, warp?: number): void {
+    if (warp !== undefined) this.endedWarps.add(`${cta}:${warp}`);
     const c = this.cta(cta);
     c.exitedThreads += threads;
     this.exitedThreads += threads;

@@ -23,6 +23,8 @@ export type Block =
   | { readonly kind: 'token'; readonly cta: number; readonly bar: number; readonly phase: number; readonly site: number; readonly loc: Loc }
   | { readonly kind: 'named'; readonly cta: number; readonly id: number; readonly generation: number; readonly loc: Loc }
   | { readonly kind: 'cluster'; readonly generation: number; readonly loc: Loc }
+  /** a wgmma.wait_group whose groups the other warps of the warpgroup have not all committed yet */
+  | { readonly kind: 'wgmma'; readonly cta: number; readonly warp: number; readonly groups: number; readonly loc: Loc }
   /**
    * A test_wait found its phase not yet complete: it returned false, and the warp goes on with the
    * next instruction once the other warps have run (the kernel polls: TK's lcsf producer tries its
@@ -42,8 +44,7 @@ export function syncInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
       copy(w, fr, ins, m);
       return undefined;
     case 'wgmma':
-      wgmma(w, fr, ins, m);
-      return undefined;
+      return wgmma(w, fr, ins, m);
     case 'bar':
     case 'barrier':
       return barrier(w, fr, ins, m);
@@ -451,14 +452,27 @@ function ctaMask(w: WarpInterp, x: Scalar, ins: FlatInstr): number[] {
 
 // ---- wgmma ---------------------------------------------------------------------------------
 
-function wgmma(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
+const warpsPerCta = (w: WarpInterp): number => Math.ceil((w.place.block[0] * w.place.block[1] * w.place.block[2]) / WARP);
+
+function wgmma(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | undefined {
   const kind = ins.op.parts[0];
   const lane = firstLane(m);
   const loc = ins.loc;
-  if (kind === 'commit_group') w.event({ k: 'wgmma.commit', ...(w.loads.none ? { settled: true } : {}), loc });
-  else if (kind === 'wait_group') {
+  const key = `${w.cta}:${w.warp}`;
+  if (kind === 'commit_group') {
+    w.sim.wgmmaCommits.set(key, (w.sim.wgmmaCommits.get(key) ?? 0) + 1);
+    w.event({ k: 'wgmma.commit', ...(w.loads.none ? { settled: true } : {}), loc });
+  } else if (kind === 'wait_group') {
     const n = w.read(fr, ins.args[0] ?? { k: 'imm', v: 0n });
-    w.event({ k: 'wgmma.wait', pending: w.known(laneOf(n, lane), 'the group count', ins), loc });
+    const pending = w.known(laneOf(n, lane), 'the group count', ins);
+    // the groups up to `groups` retire only once every warp of the warpgroup committed them: the
+    // run waits for that, as the hardware does (a side of a branch on data cannot wait; a hung
+    // run's scheduler may let the wait pass, as it does mbarrier waits)
+    const groups = (w.sim.wgmmaCommits.get(key) ?? 0) - pending;
+    const forced = w.forcePast;
+    w.forcePast = false;
+    if (!forced && !w.forking && groups > 0 && !w.sim.wgmmaCoupled(w.cta, w.warp, warpsPerCta(w), groups)) return { kind: 'wgmma', cta: w.cta, warp: w.warp, groups, loc };
+    w.event({ k: 'wgmma.wait', pending, loc });
   } else if (kind === 'mma_async') {
     const descs: { desc: bigint; operand: 'a' | 'b' }[] = [];
     for (const [i, operand] of [[1, 'a'], [2, 'b']] as const) {
