@@ -442,6 +442,11 @@ describe('values, memory and calls', () => {
     expect(facts.cluster).toEqual([1, 2, 1]);
     expect(facts.clusterNote).toMatch(/taken as 1×2×1, the first shape under which this launch runs to its end \(it hangs under 2×1×1\); give --cluster/);
     expect(facts.stuck).toBeUndefined();
+    // the next run of the same kernel (a sweep's next launch point) tries that shape first, and the
+    // note does not claim that this launch hangs under the others
+    const prepared = prepare(parsePtx(ptx({ body }), 'k.ptx'), {});
+    expect(traceWith(prepared, {}, new Map()).clusterNote).toMatch(/the first shape under which this launch runs to its end/);
+    expect(traceWith(prepared, {}, new Map()).clusterNote).toMatch(/taken as 1×2×1, the shape an earlier run of this kernel was taken under \(it hung there under 2×1×1\); give --cluster/);
     // given, the shape is kept, and the hang is reported
     const given = liftKernelWithFacts(parsePtx(ptx({ body }), 'k.ptx'), { cluster: [2, 1, 1] }).facts;
     expect(given.clusterNote).toBeUndefined();

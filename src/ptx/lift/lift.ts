@@ -154,7 +154,7 @@ interface Prepared {
    * none (widened): tried first by the next run, since the shapes before it hang (CUTLASS 2×2:
    * three of them) and a sweep runs the kernel a hundred times.
    */
-  readonly shapes: Map<number, { readonly shape: [number, number, number]; readonly note: string }>;
+  readonly shapes: Map<number, { readonly shape: [number, number, number]; readonly hung: readonly string[] }>;
 }
 
 export function prepare(module: PtxModule, options: LiftOptions): Prepared {
@@ -193,14 +193,20 @@ export function traceWith(p: Prepared, options: LiftOptions, values: ReadonlyMap
  * The cluster of n CTAs whose orientation the PTX does not give (CUTLASS reads %cluster_ctaid.x
  * and .y and was compiled for one shape): the first shape, x-major, under which this launch runs to
  * its end; a shape under which it hangs (the CTAs disagree on who multicasts to whom) is a wrong
- * guess, not a finding, unless every shape hangs.
+ * guess, not a finding, unless every shape hangs. The shape an earlier run of the kernel was taken
+ * under is tried first (a sweep runs it a hundred times), and the note says so: the shapes before
+ * it hung in that run, not necessarily in this one.
  */
 function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>, n: number): KernelTrace {
+  const name = (c: readonly number[]): string => c.join('×');
+  const note = `the PTX does not declare its cluster shape (.reqnctapercluster); it addresses ${n} CTAs`;
+  const advice = 'give --cluster X,Y,Z for the shape it is launched with';
   const known = p.shapes.get(n);
   if (known) {
     try {
       const trace = runShape(p, options, values, known.shape);
-      if (!trace.run.stuck) return { ...trace, clusterNote: known.note };
+      const earlier = known.hung.length > 0 ? `, the shape an earlier run of this kernel was taken under (it hung there under ${known.hung.join(', ')})` : '';
+      if (!trace.run.stuck) return { ...trace, clusterNote: `${note}: taken as ${name(known.shape)}${earlier}; ${advice}` };
     } catch (e) {
       // over a probe's event budget: so it would be under any shape
       if (e instanceof EventBudgetExceeded) throw e;
@@ -208,7 +214,6 @@ function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, 
     }
   }
   const shapes = clusterShapes(n);
-  const name = (c: readonly number[]): string => c.join('×');
   let first: KernelTrace | undefined;
   let error: unknown;
   for (const shape of shapes) {
@@ -219,15 +224,13 @@ function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, 
       error ??= e;
       continue;
     }
-    const note = `the PTX does not declare its cluster shape (.reqnctapercluster); it addresses ${n} CTAs`;
     if (!trace.run.stuck) {
       const hung = shapes.slice(0, shapes.indexOf(shape)).map(name);
       const why = hung.length > 0 ? `, the first shape under which this launch runs to its end (it hangs under ${hung.join(', ')})` : '';
-      const clusterNote = `${note}: taken as ${name(shape)}${why}; give --cluster X,Y,Z for the shape it is launched with`;
-      p.shapes.set(n, { shape, note: clusterNote });
-      return { ...trace, clusterNote };
+      p.shapes.set(n, { shape, hung });
+      return { ...trace, clusterNote: `${note}: taken as ${name(shape)}${why}; ${advice}` };
     }
-    first ??= { ...trace, clusterNote: `${note}: taken as ${name(shape)}; it hangs under every shape of ${n} CTAs (${shapes.map(name).join(', ')}); give --cluster X,Y,Z for the shape it is launched with` };
+    first ??= { ...trace, clusterNote: `${note}: taken as ${name(shape)}; it hangs under every shape of ${n} CTAs (${shapes.map(name).join(', ')}); ${advice}` };
   }
   if (first) return first;
   throw error;
