@@ -104,12 +104,12 @@ interface RoleTrace {
   readonly positionOfStep: Int32Array;
 }
 
-/** Each role's op sequence, unrolled (see the top of this file). */
 /** Whether every role of m is straight-line code, with no loop or branch (lifted PTX): its own unrolling. */
 export function isStraightLine(m: Machine): boolean {
   return m.roles.every((role) => role.code.every((instr) => instr.kind === 'op'));
 }
 
+/** Each role's op sequence, unrolled (see the top of this file). */
 export class UnrolledPositions implements Positions {
   readonly unrolled = true;
   private readonly m: Machine;

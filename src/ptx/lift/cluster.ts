@@ -104,7 +104,7 @@ export function runCluster(
       case 'poll':
         return true;
       case 'wgmma':
-        return sim.wgmmaCoupled(b.cta, b.warp, nwarps, b.groups);
+        return sim.wgmmaCoupled(b.cta, b.warp, b.groups);
     }
   };
   let stuck: { cta: number; warp: number; loc: Loc }[] | undefined;

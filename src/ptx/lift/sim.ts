@@ -4,7 +4,7 @@
 // when a blocked warp may go on, and carries values one warp stores and another loads after a
 // barrier. Asynchronous units complete at once here (a TMA copy lands when issued): only the
 // recorded events, not this schedule, go to the model checker, which explores every interleaving.
-import type { Val } from './values.ts';
+import { WARP, type Val } from './values.ts';
 
 export interface Mbar {
   phase: number;
@@ -202,8 +202,9 @@ export class ClusterSync {
    * ended): a warpgroup's group retires only once each of its four warps committed it (measured
    * on an H200, traces/gpu/wgmma-coupling-h200), so a wait_group that needs it waits for them.
    */
-  wgmmaCoupled(cta: number, warp: number, warps: number, groups: number): boolean {
+  wgmmaCoupled(cta: number, warp: number, groups: number): boolean {
     const first = warp - (warp % 4);
+    const warps = Math.ceil(this.cta(cta).threads / WARP);
     for (let x = first; x < Math.min(first + 4, warps); x++) {
       if (x === warp || this.endedWarps.has(`${cta}:${x}`)) continue;
       if ((this.wgmmaCommits.get(`${cta}:${x}`) ?? 0) < groups) return false;

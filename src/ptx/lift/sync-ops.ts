@@ -452,8 +452,6 @@ function ctaMask(w: WarpInterp, x: Scalar, ins: FlatInstr): number[] {
 
 // ---- wgmma ---------------------------------------------------------------------------------
 
-const warpsPerCta = (w: WarpInterp): number => Math.ceil((w.place.block[0] * w.place.block[1] * w.place.block[2]) / WARP);
-
 function wgmma(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | undefined {
   const kind = ins.op.parts[0];
   const lane = firstLane(m);
@@ -471,7 +469,7 @@ function wgmma(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): Block | und
     const groups = (w.sim.wgmmaCommits.get(key) ?? 0) - pending;
     const forced = w.forcePast;
     w.forcePast = false;
-    if (!forced && !w.forking && groups > 0 && !w.sim.wgmmaCoupled(w.cta, w.warp, warpsPerCta(w), groups)) return { kind: 'wgmma', cta: w.cta, warp: w.warp, groups, loc };
+    if (!forced && !w.forking && groups > 0 && !w.sim.wgmmaCoupled(w.cta, w.warp, groups)) return { kind: 'wgmma', cta: w.cta, warp: w.warp, groups, loc };
     w.event({ k: 'wgmma.wait', pending, loc });
   } else if (kind === 'mma_async') {
     const descs: { desc: bigint; operand: 'a' | 'b' }[] = [];
