@@ -11,12 +11,14 @@
 // question left it: in a long straight line (lifted PTX) a walk over L waits costs O(L), not O(L²).
 import type { Knowledge } from './bits.ts';
 import type { Futures } from './footprint.ts';
-import { phaseDistance } from './hb.ts';
 import type { Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
-import type { MachineState } from './state.ts';
+import { eventWords, PHASE_BITS, type MachineState } from './state.ts';
 
 /** The lowest phase a barrier at `lowest` or later can be in once a wait of this parity passed: one of the other parity. */
+/** Completion counts whose lessons are indexed directly (stuck.ts asks 0 and 1 of straight-line code). */
+const NEAR = 2;
+
 export function phaseAfterPass(lowest: number, parity: number): number {
   return (lowest & 1) === parity ? lowest + 1 : lowest;
 }
@@ -36,6 +38,11 @@ interface Cursor {
   wait: number;
   /** per barrier x: 2x its lowest phase, 2x + 1 a phase known, after A's waits before `at` */
   readonly facts: Float64Array;
+  /** the knowledge the facts started from (b's completed and pending phases, A's own): its words */
+  readonly bits: number[];
+  /** the barriers whose lowest phase A's waits raised: [n, x…], and per barrier 1 when listed */
+  readonly raised: Int32Array;
+  readonly isRaised: Uint8Array;
 }
 
 export class Lessons {
@@ -45,17 +52,25 @@ export class Lessons {
   private s!: MachineState;
   private at: Int32Array = new Int32Array(0);
   private stamp = 0;
-  /** the lesson per (completions, barrier, waiter), for this state */
+  /** the lesson per (completions, barrier, waiter) past NEAR completions, for this state */
   private readonly lessons = new Map<number, Float64Array>();
+  /**
+   * The same for completions below NEAR, by key: the pool index of the lesson where the stamp is
+   * this state's (a walk asks some two thousand times per state on lifted kernels, mostly the
+   * same questions: a Map's lookup cost more than the answers).
+   */
+  private readonly nearStamps: Uint32Array;
+  private readonly nearLessons: Int32Array;
   /** lesson arrays, reused from state to state (typed-array allocation costs more than the analysis) */
   private readonly pool: Float64Array[] = [];
   private used = 0;
   /** per knowledge holder (b's completed phases at b, its pending phase at B + b, role a at 2B + a): its row of `knows` and the stamp it is for */
   private readonly rows: Float64Array[] = [];
   private readonly rowStamps: Uint32Array;
+  /** scratch: a knowledge's words (base lessons), and the candidate barriers of a lesson */
+  private readonly bitsScratch: number[];
+  private readonly candidates: Int32Array;
   private readonly cursors: Cursor[] = [];
-  /** facts for a count no cursor answers */
-  private readonly scratch: Float64Array;
   /** per barrier: the only role that may still arrive on it (−1: none or several), for the state of `arriverStamps` */
   private readonly arrivers: Int32Array;
   private readonly arriverStamps: Uint32Array;
@@ -65,9 +80,12 @@ export class Lessons {
     this.horizons = horizons;
     this.futures = futures;
     this.rowStamps = new Uint32Array(2 * m.barrierCount + m.roles.length);
-    this.scratch = new Float64Array(2 * m.barrierCount);
     this.arrivers = new Int32Array(m.barrierCount);
     this.arriverStamps = new Uint32Array(m.barrierCount);
+    this.bitsScratch = new Array<number>(eventWords(m)).fill(0);
+    this.candidates = new Int32Array(1 + m.barrierCount);
+    this.nearStamps = new Uint32Array(NEAR * m.barrierCount * m.roles.length);
+    this.nearLessons = new Int32Array(this.nearStamps.length);
   }
 
   /** Start on state s, the roles at positions `at`: every answer of the last state is void. */
@@ -89,61 +107,124 @@ export class Lessons {
     const { m, s } = this;
     const B = m.barrierCount;
     const key = (completions * B + b) * m.roles.length + p;
-    const cached = this.lessons.get(key);
+    const near = completions < NEAR;
+    if (near && this.nearStamps[key] === this.stamp) return this.pool[this.nearLessons[key]!]!;
+    const cached = near ? undefined : this.lessons.get(key);
     if (cached !== undefined) return cached;
-    const facts = this.factsAt(p, b, completions);
+    const cursor = this.cursorAt(p, b, completions);
     let lesson = this.pool[this.used];
     if (lesson === undefined) this.pool.push((lesson = new Float64Array(1 + 3 * B)));
     this.used++;
-    const mine = this.knows(2 * B + p, s.hb.roles[p]);
+    const mine = this.roleKnows(p);
+    const mineBits = s.hb.roles[p];
     let n = 0;
-    for (let x = 0; x < B; x++) {
+    // A barrier can say more than the walk starts with (the state's phase as the lowest, p's own
+    // knowledge or phase − 2 as the known) only where the facts' knowledge has a phase bit that
+    // p's lacks (fewer bits, a distance no smaller), or where A's waits raised its lowest phase:
+    // those are found word by word, and the rest of a kernel's many barriers are never looked at.
+    const take = (x: number, low: number, knows: number): void => {
       const phase = s.barriers[x]?.phase ?? 0;
-      const low = facts[2 * x]!;
-      const knows = facts[2 * x + 1]!;
-      // the walk starts at lowest = phase, known = phase − distance (distance 2: phase − 2)
-      if (low <= phase && (knows === -Infinity || knows <= Math.max(mine[x]!, phase - 2))) continue;
+      if (low <= phase && (knows === -Infinity || knows <= Math.max(mine[x]!, phase - 2))) return;
       lesson[1 + 3 * n] = x;
       lesson[2 + 3 * n] = low;
       lesson[3 + 3 * n] = knows;
       n++;
+    };
+    if (cursor !== undefined) {
+      const { facts, raised } = cursor;
+      const candidates = this.phaseBitsBeyond(cursor.bits, mineBits);
+      for (let i = 1; i <= candidates[0]!; i++) if (cursor.isRaised[candidates[i]!] !== 1) take(candidates[i]!, facts[2 * candidates[i]!]!, facts[2 * candidates[i]! + 1]!);
+      for (let i = 1; i <= raised[0]!; i++) take(raised[i]!, facts[2 * raised[i]!]!, facts[2 * raised[i]! + 1]!);
+    } else {
+      // b's knowledge alone: every barrier at its phase, known from b's completed phases (and,
+      // past one completion, from its pending phase)
+      const done = this.knows(b, s.hb.barDone[b]);
+      const pending = completions > 0 ? this.knows(B + b, s.hb.barPending[b]) : undefined;
+      const bits = this.bitsScratch;
+      for (let w = 0; w < bits.length; w++) bits[w] = ((s.hb.barDone[b]?.[w] ?? 0) | (pending === undefined ? 0 : (s.hb.barPending[b]?.[w] ?? 0))) >>> 0;
+      const candidates = this.phaseBitsBeyond(bits, mineBits);
+      for (let i = 1; i <= candidates[0]!; i++) {
+        const x = candidates[i]!;
+        take(x, s.barriers[x]?.phase ?? 0, pending === undefined ? done[x]! : Math.max(done[x]!, pending[x]!));
+      }
     }
     lesson[0] = n;
-    this.lessons.set(key, lesson);
+    if (near) {
+      this.nearStamps[key] = this.stamp;
+      this.nearLessons[key] = this.used - 1;
+    } else this.lessons.set(key, lesson);
     return lesson;
   }
 
-  /** Per barrier x: 2x a lowest phase of x, 2x + 1 a phase of x known, once p passed its wait on b (valid until the next call). */
-  private factsAt(p: number, b: number, completions: number): Float64Array {
+  /**
+   * The cursor whose facts say what p learns by passing a wait on b that needs `completions` more
+   * phases (per barrier x: 2x a lowest phase of x, 2x + 1 a phase of x known; valid until the next
+   * call), or undefined when b's knowledge alone is the lesson.
+   */
+  private cursorAt(p: number, b: number, completions: number): Cursor | undefined {
     const { m, s } = this;
     const bar = s.barriers[b];
     const a = completions > 0 ? this.onlyArriver(b) : undefined;
-    if (a === undefined || a === p || !bar || bar.expected <= 0) return this.base(b, completions, this.scratch);
+    if (a === undefined || a === p || !bar || bar.expected <= 0) return undefined;
     let cursor = this.cursors[b];
-    if (cursor === undefined) this.cursors[b] = cursor = { stamp: 0, completions: 0, failed: Infinity, at: 0, effect: -1, arrivals: 0, wait: 0, facts: new Float64Array(2 * m.barrierCount) };
+    if (cursor === undefined) {
+      const B = m.barrierCount;
+      this.cursors[b] = cursor = { stamp: 0, completions: 0, failed: Infinity, at: 0, effect: -1, arrivals: 0, wait: 0, facts: new Float64Array(2 * B), bits: new Array<number>(this.bitsScratch.length).fill(0), raised: new Int32Array(1 + B), isRaised: new Uint8Array(B) };
+    }
     if (cursor.stamp !== this.stamp || cursor.completions > completions) this.start(cursor, a, b);
     const need = bar.pending + (completions - 1) * bar.expected;
     // A's arrivals do not reach the count: only b's own knowledge is learnt (and the cursor stays)
     if (need >= cursor.failed || !this.reach(cursor, a, b, need)) {
       cursor.failed = Math.min(cursor.failed, need);
-      return this.base(b, completions, this.scratch);
+      return undefined;
     }
     cursor.completions = completions;
     this.takeWaits(cursor, a);
-    return cursor.facts;
+    return cursor;
   }
 
-  /** The facts b's knowledge alone gives, into `facts`. */
-  private base(b: number, completions: number, facts: Float64Array): Float64Array {
+  /** The facts b's knowledge gives once a phase of b completed, into `facts`. */
+  private base(b: number, facts: Float64Array): void {
     const { m, s } = this;
     const B = m.barrierCount;
     const done = this.knows(b, s.hb.barDone[b]);
-    const pending = completions > 0 ? this.knows(B + b, s.hb.barPending[b]) : undefined;
+    const pending = this.knows(B + b, s.hb.barPending[b]);
     for (let x = 0; x < B; x++) {
       facts[2 * x] = s.barriers[x]?.phase ?? 0;
-      facts[2 * x + 1] = pending === undefined ? done[x]! : Math.max(done[x]!, pending[x]!);
+      facts[2 * x + 1] = Math.max(done[x]!, pending[x]!);
     }
-    return facts;
+  }
+
+  /** Note that A's waits raised barrier x's lowest phase (once). */
+  private raise(cursor: Cursor, x: number): void {
+    if (cursor.isRaised[x] === 1) return;
+    cursor.isRaised[x] = 1;
+    cursor.raised[++cursor.raised[0]!] = x;
+  }
+
+  /**
+   * The barriers for which knowledge `bits` has a phase bit that knowledge `mine` lacks, as
+   * [n, x…] (valid until the next call): only those can be known more recently through `bits`
+   * (hb.ts: a distance is smaller only with more bits).
+   */
+  private phaseBitsBeyond(bits: readonly number[], mine: Knowledge | undefined): Int32Array {
+    const first = this.m.events.count; // phaseBit(m, 0, 0)
+    const end = first + PHASE_BITS * this.m.barrierCount;
+    const out = this.candidates;
+    out[0] = 0;
+    let last = -1;
+    for (let word = first >>> 5; word < bits.length && 32 * word < end; word++) {
+      let diff = (bits[word]! & ~(mine?.[word] ?? 0)) | 0;
+      while (diff !== 0) {
+        const low = diff & -diff;
+        diff ^= low;
+        const bit = 32 * word + 31 - Math.clz32(low);
+        if (bit < first || bit >= end) continue;
+        const x = (bit - first) >> 1;
+        if (x !== last) out[++out[0]!] = last = x;
+      }
+    }
+    return out;
   }
 
   /** A cursor at A's position, knowing what b's knowledge and A's own give (completions ≥ 1). */
@@ -156,9 +237,14 @@ export class Lessons {
     cursor.effect = -1;
     cursor.arrivals = 0;
     cursor.wait = this.horizons.firstWait(a, cursor.at);
-    const facts = this.base(b, 1, cursor.facts);
+    const facts = cursor.facts;
+    this.base(b, facts);
     const arriver = this.knows(2 * B + a, this.s.hb.roles[a]);
     for (let x = 0; x < B; x++) facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, arriver[x]!);
+    const words = this.s.hb;
+    for (let w = 0; w < cursor.bits.length; w++) cursor.bits[w] = ((words.barDone[b]?.[w] ?? 0) | (words.barPending[b]?.[w] ?? 0) | (words.roles[a]?.[w] ?? 0)) >>> 0;
+    for (let i = 1; i <= cursor.raised[0]!; i++) cursor.isRaised[cursor.raised[i]!] = 0;
+    cursor.raised[0] = 0;
   }
 
   /**
@@ -202,21 +288,51 @@ export class Lessons {
       const after = phaseAfterPass(facts[2 * x]!, parity);
       facts[2 * x] = after;
       facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, after);
+      this.raise(cursor, x);
     }
+  }
+
+  /** Per barrier x, the phase of x that role p knows (the current one or the one before), or −Infinity; valid for this state. */
+  roleKnows(p: number): Float64Array {
+    return this.knows(2 * this.m.barrierCount + p, this.s.hb.roles[p]);
   }
 
   /** Per barrier x, the phase of x that knowledge k knows (the current one or the one before), or −Infinity; once per state and holder h. */
   private knows(h: number, k: Knowledge | undefined): Float64Array {
-    const { m, s } = this;
     let row = this.rows[h];
-    if (row === undefined) this.rows[h] = row = new Float64Array(m.barrierCount);
+    if (row === undefined) {
+      this.rows[h] = row = new Float64Array(this.m.barrierCount);
+    }
     if (this.rowStamps[h] === this.stamp) return row;
     this.rowStamps[h] = this.stamp;
-    for (let x = 0; x < row.length; x++) {
-      const d = k === undefined ? 2 : phaseDistance(m, k, x);
-      row[x] = d === 2 ? -Infinity : (s.barriers[x]?.phase ?? 0) - d;
-    }
+    row.fill(-Infinity);
+    if (k !== undefined) this.knownPhases(k, row);
     return row;
+  }
+
+  /**
+   * Set row[x] to the phase of x that k knows, for the barriers whose phase bits k has (hb.ts
+   * `phaseDistance`: bit 0 of x, distance 0; else bit 1, distance 1; neither, 2). Only the set bits
+   * are visited: a holder knows a few barriers of a kernel's many (84 in CUTLASS example 57's
+   * grouped Pingpong kernel), and a row is made for every barrier and role in every state.
+   */
+  private knownPhases(k: Knowledge, row: Float64Array): void {
+    const { m, s } = this;
+    const first = m.events.count; // phaseBit(m, 0, 0)
+    const end = first + PHASE_BITS * m.barrierCount;
+    for (let word = first >>> 5; word < k.length && 32 * word < end; word++) {
+      let bits = k[word]! | 0;
+      while (bits !== 0) {
+        const low = bits & -bits;
+        bits ^= low;
+        const bit = 32 * word + 31 - Math.clz32(low);
+        if (bit < first || bit >= end) continue;
+        const x = (bit - first) >> 1;
+        // bit 0 (distance 0) comes before bit 1 (distance 1): the larger phase wins
+        const phase = (s.barriers[x]?.phase ?? 0) - ((bit - first) & 1);
+        if (phase > row[x]!) row[x] = phase;
+      }
+    }
   }
 
   /** The one role that may still arrive on b (or reset it), or undefined when none or several may. */

@@ -91,7 +91,9 @@ function lessonByDefinition(x: Analysis, s: MachineState, at: Int32Array, p: num
   return lesson;
 }
 
-const asRows = (lesson: Float64Array): number[][] => Array.from({ length: lesson[0]! }, (_, i) => Array.from(lesson.subarray(1 + 3 * i, 4 + 3 * i)));
+// a lesson is a set of facts, one per barrier (stuck.ts applies each alone): compared in barrier order
+const asRows = (lesson: Float64Array): number[][] =>
+  Array.from({ length: lesson[0]! }, (_, i) => Array.from(lesson.subarray(1 + 3 * i, 4 + 3 * i))).sort((x, y) => x[0]! - y[0]!);
 
 /** States along a random run of the program (seeded), each with its roles' positions. */
 function statesOf(program: Program, seed: number, length: number): { m: Machine; states: MachineState[] } {
