@@ -69,6 +69,8 @@ export class Lessons {
   private readonly rowStamps: Uint32Array;
   /** scratch: a knowledge's words (base lessons), and the candidate barriers of a lesson */
   private readonly bitsScratch: number[];
+  /** the words that hold phase bits (the rest of a knowledge is events, which no lesson reads): first, end */
+  private readonly phaseWords: readonly [number, number];
   private readonly candidates: Int32Array;
   private readonly cursors: Cursor[] = [];
   /** per barrier: the only role that may still arrive on it (−1: none or several), for the state of `arriverStamps` */
@@ -83,6 +85,7 @@ export class Lessons {
     this.arrivers = new Int32Array(m.barrierCount);
     this.arriverStamps = new Uint32Array(m.barrierCount);
     this.bitsScratch = new Array<number>(eventWords(m)).fill(0);
+    this.phaseWords = [m.events.count >>> 5, Math.min(eventWords(m), (m.events.count + PHASE_BITS * m.barrierCount + 31) >>> 5)];
     this.candidates = new Int32Array(1 + m.barrierCount);
     this.nearStamps = new Uint32Array(NEAR * m.barrierCount * m.roles.length);
     this.nearLessons = new Int32Array(this.nearStamps.length);
@@ -141,7 +144,7 @@ export class Lessons {
       const done = this.knows(b, s.hb.barDone[b]);
       const pending = completions > 0 ? this.knows(B + b, s.hb.barPending[b]) : undefined;
       const bits = this.bitsScratch;
-      for (let w = 0; w < bits.length; w++) bits[w] = ((s.hb.barDone[b]?.[w] ?? 0) | (pending === undefined ? 0 : (s.hb.barPending[b]?.[w] ?? 0))) >>> 0;
+      for (let w = this.phaseWords[0]!; w < this.phaseWords[1]!; w++) bits[w] = ((s.hb.barDone[b]?.[w] ?? 0) | (pending === undefined ? 0 : (s.hb.barPending[b]?.[w] ?? 0))) >>> 0;
       const candidates = this.phaseBitsBeyond(bits, mineBits);
       for (let i = 1; i <= candidates[0]!; i++) {
         const x = candidates[i]!;
@@ -242,7 +245,7 @@ export class Lessons {
     const arriver = this.knows(2 * B + a, this.s.hb.roles[a]);
     for (let x = 0; x < B; x++) facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, arriver[x]!);
     const words = this.s.hb;
-    for (let w = 0; w < cursor.bits.length; w++) cursor.bits[w] = ((words.barDone[b]?.[w] ?? 0) | (words.barPending[b]?.[w] ?? 0) | (words.roles[a]?.[w] ?? 0)) >>> 0;
+    for (let w = this.phaseWords[0]!; w < this.phaseWords[1]!; w++) cursor.bits[w] = ((words.barDone[b]?.[w] ?? 0) | (words.barPending[b]?.[w] ?? 0) | (words.roles[a]?.[w] ?? 0)) >>> 0;
     for (let i = 1; i <= cursor.raised[0]!; i++) cursor.isRaised[cursor.raised[i]!] = 0;
     cursor.raised[0] = 0;
   }

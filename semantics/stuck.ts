@@ -62,9 +62,15 @@ export function unitProcess(m: Machine, r: number, u: 'mma' | 'store'): number {
  * outside the set r stays where it is.
  */
 export function waitsOnUnitOf(m: Machine, s: MachineState, inSet: Uint8Array, r: number): boolean {
+  const unit = unitWaitOf(m, s, r);
+  return unit >= 0 && inSet[unit] === 1;
+}
+
+/** The process of the unit role r is blocked on at a wgmma.wait or bulk.wait, or −1: the part of `waitsOnUnitOf` that does not depend on the set. */
+function unitWaitOf(m: Machine, s: MachineState, r: number): number {
   const kind = currentOp(m, s, r)?.op.kind;
-  if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return false;
-  return inSet[unitProcess(m, r, kind === 'wgmma.wait' ? 'mma' : 'store')] === 1 && !roleCanMove(m, s, r);
+  if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return -1;
+  return roleCanMove(m, s, r) ? -1 : unitProcess(m, r, kind === 'wgmma.wait' ? 'mma' : 'store');
 }
 
 export interface Stuck {
@@ -115,6 +121,8 @@ export class StuckBarriers {
   private readonly stoppedNext: Int32Array;
   /** scratch: the roles taken off a list, to move on in role order */
   private readonly movers: Int32Array;
+  /** per role, for the state of `lessonsFor`: the unit process it is blocked on (unitWaitOf), or −1 */
+  private readonly unitWait: Int32Array;
   private stop: Int32Array;
   /** per role and barrier: the lowest phase possible at the role's walk, the highest it surely knows; valid when `seen` is this run's */
   private readonly lowest: Float64Array;
@@ -171,6 +179,7 @@ export class StuckBarriers {
     this.stoppedFirst = new Int32Array(C);
     this.stoppedNext = new Int32Array(R);
     this.movers = new Int32Array(R);
+    this.unitWait = new Int32Array(R);
     this.lowest = new Float64Array(R * C);
     this.known = new Float64Array(R * C);
     this.seen = new Uint32Array(R * C);
@@ -189,6 +198,7 @@ export class StuckBarriers {
       this.lessons.reset(s, out.at);
       // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
       this.transfer = s.roles.every((_, p) => !horizons.touchesEverythingFrom(p, out.at[p]!));
+      for (let p = 0; p < R; p++) this.unitWait[p] = unitWaitOf(m, s, p);
     }
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
@@ -203,7 +213,8 @@ export class StuckBarriers {
       if (out.inSet[p] === 1 || rs === undefined) continue;
       const at = out.at[p]!;
       if (at >= horizons.positions.length(p)) continue;
-      if (waitsOnUnitOf(m, s, out.inSet, p)) {
+      if (this.unitWait[p]! >= 0 && out.inSet[this.unitWait[p]!] === 1) {
+        // blocked at a wgmma.wait or bulk.wait whose unit is in the set (waitsOnUnitOf)
         this.stop[p] = at; // no wait index: it never moves on, and nothing of it is counted
         continue;
       }
