@@ -15,10 +15,10 @@ import type { Horizons } from './horizon.ts';
 import type { Machine } from './machine.ts';
 import { eventWords, PHASE_BITS, type MachineState } from './state.ts';
 
-/** The lowest phase a barrier at `lowest` or later can be in once a wait of this parity passed: one of the other parity. */
 /** Completion counts whose lessons are indexed directly (stuck.ts asks 0 and 1 of straight-line code). */
 const NEAR = 2;
 
+/** The lowest phase a barrier at `lowest` or later can be in once a wait of this parity passed: one of the other parity. */
 export function phaseAfterPass(lowest: number, parity: number): number {
   return (lowest & 1) === parity ? lowest + 1 : lowest;
 }
