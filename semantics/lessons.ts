@@ -69,8 +69,13 @@ export class Lessons {
   private readonly rowStamps: Uint32Array;
   /** scratch: a knowledge's words (base lessons), and the candidate barriers of a lesson */
   private readonly bitsScratch: number[];
-  /** the words that hold phase bits (the rest of a knowledge is events, which no lesson reads): first, end */
-  private readonly phaseWords: readonly [number, number];
+  /** the phase bits of a knowledge, first and end (the bits before them are events, which no lesson reads), and the words that hold them */
+  private readonly firstPhaseBit: number;
+  private readonly endPhaseBit: number;
+  private readonly firstPhaseWord: number;
+  private readonly endPhaseWord: number;
+  /** scratch: the set phase bits of a scan (phaseBitsOf), as [n, bit − firstPhaseBit…]; and the candidate barriers of a lesson */
+  private readonly setBits: Int32Array;
   private readonly candidates: Int32Array;
   private readonly cursors: Cursor[] = [];
   /** per barrier: the only role that may still arrive on it (−1: none or several), for the state of `arriverStamps` */
@@ -85,7 +90,11 @@ export class Lessons {
     this.arrivers = new Int32Array(m.barrierCount);
     this.arriverStamps = new Uint32Array(m.barrierCount);
     this.bitsScratch = new Array<number>(eventWords(m)).fill(0);
-    this.phaseWords = [m.events.count >>> 5, Math.min(eventWords(m), (m.events.count + PHASE_BITS * m.barrierCount + 31) >>> 5)];
+    this.firstPhaseBit = m.events.count; // phaseBit(m, 0, 0)
+    this.endPhaseBit = this.firstPhaseBit + PHASE_BITS * m.barrierCount;
+    this.firstPhaseWord = this.firstPhaseBit >>> 5;
+    this.endPhaseWord = Math.min(eventWords(m), (this.endPhaseBit + 31) >>> 5);
+    this.setBits = new Int32Array(1 + PHASE_BITS * m.barrierCount);
     this.candidates = new Int32Array(1 + m.barrierCount);
     this.nearStamps = new Uint32Array(NEAR * m.barrierCount * m.roles.length);
     this.nearLessons = new Int32Array(this.nearStamps.length);
@@ -144,7 +153,7 @@ export class Lessons {
       const done = this.knows(b, s.hb.barDone[b]);
       const pending = completions > 0 ? this.knows(B + b, s.hb.barPending[b]) : undefined;
       const bits = this.bitsScratch;
-      for (let w = this.phaseWords[0]!; w < this.phaseWords[1]!; w++) bits[w] = ((s.hb.barDone[b]?.[w] ?? 0) | (pending === undefined ? 0 : (s.hb.barPending[b]?.[w] ?? 0))) >>> 0;
+      for (let w = this.firstPhaseWord; w < this.endPhaseWord; w++) bits[w] = ((s.hb.barDone[b]?.[w] ?? 0) | (pending === undefined ? 0 : (s.hb.barPending[b]?.[w] ?? 0))) >>> 0;
       const candidates = this.phaseBitsBeyond(bits, mineBits);
       for (let i = 1; i <= candidates[0]!; i++) {
         const x = candidates[i]!;
@@ -211,20 +220,35 @@ export class Lessons {
    * (hb.ts: a distance is smaller only with more bits).
    */
   private phaseBitsBeyond(bits: readonly number[], mine: Knowledge | undefined): Int32Array {
-    const first = this.m.events.count; // phaseBit(m, 0, 0)
-    const end = first + PHASE_BITS * this.m.barrierCount;
+    const set = this.phaseBitsOf(bits, mine);
     const out = this.candidates;
     out[0] = 0;
     let last = -1;
-    for (let word = first >>> 5; word < bits.length && 32 * word < end; word++) {
-      let diff = (bits[word]! & ~(mine?.[word] ?? 0)) | 0;
+    // a barrier's two bits are neighbours: its second is a repeat
+    for (let i = 1; i <= set[0]!; i++) {
+      const x = set[i]! >> 1;
+      if (x !== last) out[++out[0]!] = last = x;
+    }
+    return out;
+  }
+
+  /**
+   * The phase bits set in knowledge `bits` and not in `except`, in increasing order, as
+   * [n, bit − firstPhaseBit…] (valid until the next call): barrier x's bits are 2x (distance 0)
+   * and 2x + 1 (distance below 2). Only the words that hold phase bits are read, and only their
+   * set bits visited: a holder knows a few barriers of a kernel's many.
+   */
+  private phaseBitsOf(bits: readonly number[], except: Knowledge | undefined): Int32Array {
+    const { firstPhaseBit: first, endPhaseBit: end } = this;
+    const out = this.setBits;
+    out[0] = 0;
+    for (let word = this.firstPhaseWord; word < this.endPhaseWord && word < bits.length; word++) {
+      let diff = (bits[word]! & ~(except?.[word] ?? 0)) | 0;
       while (diff !== 0) {
         const low = diff & -diff;
         diff ^= low;
         const bit = 32 * word + 31 - Math.clz32(low);
-        if (bit < first || bit >= end) continue;
-        const x = (bit - first) >> 1;
-        if (x !== last) out[++out[0]!] = last = x;
+        if (bit >= first && bit < end) out[++out[0]!] = bit - first;
       }
     }
     return out;
@@ -245,7 +269,7 @@ export class Lessons {
     const arriver = this.knows(2 * B + a, this.s.hb.roles[a]);
     for (let x = 0; x < B; x++) facts[2 * x + 1] = Math.max(facts[2 * x + 1]!, arriver[x]!);
     const words = this.s.hb;
-    for (let w = this.phaseWords[0]!; w < this.phaseWords[1]!; w++) cursor.bits[w] = ((words.barDone[b]?.[w] ?? 0) | (words.barPending[b]?.[w] ?? 0) | (words.roles[a]?.[w] ?? 0)) >>> 0;
+    for (let w = this.firstPhaseWord; w < this.endPhaseWord; w++) cursor.bits[w] = ((words.barDone[b]?.[w] ?? 0) | (words.barPending[b]?.[w] ?? 0) | (words.roles[a]?.[w] ?? 0)) >>> 0;
     for (let i = 1; i <= cursor.raised[0]!; i++) cursor.isRaised[cursor.raised[i]!] = 0;
     cursor.raised[0] = 0;
   }
@@ -303,9 +327,7 @@ export class Lessons {
   /** Per barrier x, the phase of x that knowledge k knows (the current one or the one before), or −Infinity; once per state and holder h. */
   private knows(h: number, k: Knowledge | undefined): Float64Array {
     let row = this.rows[h];
-    if (row === undefined) {
-      this.rows[h] = row = new Float64Array(this.m.barrierCount);
-    }
+    if (row === undefined) this.rows[h] = row = new Float64Array(this.m.barrierCount);
     if (this.rowStamps[h] === this.stamp) return row;
     this.rowStamps[h] = this.stamp;
     row.fill(-Infinity);
@@ -320,21 +342,12 @@ export class Lessons {
    * grouped Pingpong kernel), and a row is made for every barrier and role in every state.
    */
   private knownPhases(k: Knowledge, row: Float64Array): void {
-    const { m, s } = this;
-    const first = m.events.count; // phaseBit(m, 0, 0)
-    const end = first + PHASE_BITS * m.barrierCount;
-    for (let word = first >>> 5; word < k.length && 32 * word < end; word++) {
-      let bits = k[word]! | 0;
-      while (bits !== 0) {
-        const low = bits & -bits;
-        bits ^= low;
-        const bit = 32 * word + 31 - Math.clz32(low);
-        if (bit < first || bit >= end) continue;
-        const x = (bit - first) >> 1;
-        // bit 0 (distance 0) comes before bit 1 (distance 1): the larger phase wins
-        const phase = (s.barriers[x]?.phase ?? 0) - ((bit - first) & 1);
-        if (phase > row[x]!) row[x] = phase;
-      }
+    const set = this.phaseBitsOf(k, undefined);
+    for (let i = 1; i <= set[0]!; i++) {
+      const x = set[i]! >> 1;
+      // bit 0 (distance 0) comes before bit 1 (distance 1): the larger phase wins
+      const phase = (this.s.barriers[x]?.phase ?? 0) - (set[i]! & 1);
+      if (phase > row[x]!) row[x] = phase;
     }
   }
 

@@ -291,12 +291,12 @@ export class StuckBarriers {
     this.stopIndex[p] = next;
     this.stop[p] = next >= 0 ? horizons.waits[p]![next]! : -1;
     if (next >= 0) {
+      // on the list of its stop's barrier, and a bar.sync at the stop arrives before it blocks
       const b = horizons.waitBarriers[p]![next]!;
       this.stoppedNext[p] = this.stoppedFirst[b]!;
       this.stoppedFirst[b] = p;
+      return this.count(p, from, this.stop[p]! + (horizons.waitParities[p]![next] === NAMED_SYNC ? 1 : 0));
     }
-    // a bar.sync at the stop arrives before it blocks
-    if (next >= 0) return this.count(p, from, this.stop[p]! + (horizons.waitParities[p]![next] === NAMED_SYNC ? 1 : 0));
     this.countTail(p, from, end);
     if (end >= horizons.positions.length(p)) return;
     // no stop in the straight-line part: what comes after it (a loop, a branch) is not counted
