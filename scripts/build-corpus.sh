@@ -138,7 +138,8 @@ echo 384 >"$OUT/tk_educational_h100_level_08.block"
 echo 128 >"$OUT/tk_educational_h100_level_06.block"
 # launch values without which a kernel has no tile (read by scripts/corpus.ts, given as a user
 # would give them): the scheduler's 64-bit fields default to 0, and CUTLASS rounds the tile count
-# up to the cluster on the host
+# up to the cluster on the host. Written afresh each time (corpus-clusters.ts appends to them).
+rm -f "$OUT"/*.launch
 cat >"$OUT/cutlass_grouped_coop_128x128x64_f16.launch" <<'LAUNCH'
 # PersistentTileSchedulerSm90Group: FastDivmodU64 for the 128-row and 128-column CTA tile
 # (divisor, multiplier 0 for a power of two, shift 7, round_up 0), two tiles across the problem,
@@ -246,3 +247,18 @@ meta() {
 { echo "# one request of 4 KV blocks (DenseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+184 4; } >"$OUT/flashmla_dense_decode_bf16.launch"
 { echo "# one request of 4 top-k blocks (SparseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+256 4; } >"$OUT/flashmla_sparse_fp8_decode_h64.launch"
 { echo "# one request of 4 top-k blocks, clusters of 2 (128 heads)"; meta 0+256 4; echo "--cluster 2,1,1"; } >"$OUT/flashmla_sparse_fp8_decode_h128.launch"
+# DeepGEMM's multicast kernels are launched in clusters of kNumTMAMulticast CTAs along x
+# (sm90_fp8_gemm_1d2d's launch), which their PTX does not declare
+for f in deepgemm_1d2d_m128_n128_s4_mc2 deepgemm_1d2d_m128_n64_s5_mc2a; do
+  echo "--cluster 2,1,1" >"$OUT/$f.launch"
+done
+# FlashAttention-3's 2x1-cluster forward kernels (StaticPersistentTileScheduler): the host rounds
+# the number of m-blocks up to the cluster size, so total_blocks (0+2852) is even; 4 gives each CTA
+# of the cluster two tiles. The sweep would take odd counts, which leave a CTA without its peer's
+# tile: a hang the host never launches.
+for f in fa3_fwd_hdim128_bf16 fa3_fwd_hdim256_bf16; do
+  printf -- '--kernel %s\n--param 0+2852=4\n' 'CollectiveMainloopFwdSm90ILi2EN4cute5tupleIJNS5_1CILi2EEE' >"$OUT/$f.launch"
+done
+# the cluster shape of every CUTLASS and FlashAttention-3 kernel whose PTX does not declare one,
+# from its name (appended to the launch files above)
+node --import tsx "$HERE/corpus-clusters.ts" "$OUT"
