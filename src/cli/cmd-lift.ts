@@ -29,7 +29,9 @@ Options:
   --block N              threads per block (default: .reqntid or .maxntid)
   --cta N                the CTA to execute (%ctaid.x, default 0)
   --grid X,Y,Z           the grid (%nctaid; default one cluster)
-  --cluster X,Y,Z        the cluster shape (default .reqnctapercluster, else 1)
+  --cluster X,Y,Z        the cluster shape (default .reqnctapercluster, else 1; a kernel
+                         that addresses another CTA: the ClusterShape in its name, read
+                         with c++filt, else a guessed shape)
   --tma-bytes N          bytes of each tensor TMA copy, when the layout cannot tell
   --tma-box MAP=BYTES    bytes of one tensor map's box (BYTES may be ROWSxCOLSxELEMBYTES)
   --ttgir FILE           TMA box sizes from Triton's TTGIR of the kernel; --tma-box overrides

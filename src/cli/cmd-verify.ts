@@ -56,7 +56,9 @@ Options:
   --param NAME+OFF:T=V   .ptx only: a field of a by-value parameter (CUTLASS Params), e.g.
                          --param 0+12:u32=4096; NAME may be the parameter's index
   --grid X,Y,Z           .ptx only: the grid (%nctaid; default one cluster)
-  --cluster X,Y,Z        .ptx only: the cluster shape (default .reqnctapercluster, else 1)
+  --cluster X,Y,Z        .ptx only: the cluster shape (default .reqnctapercluster, else 1;
+                         a kernel that addresses another CTA: the ClusterShape in its
+                         name, read with c++filt, else a guessed shape)
   --no-sweep             .ptx only: check the given launch values (defaults for the rest)
                          only, not the bounded sweep of the values left open
   --max-steps N          .ptx only: PTX instructions the concrete run may execute

@@ -7,6 +7,7 @@ import type { PtxFunction, PtxModule } from '../parse/ast.ts';
 import { parsePtx } from '../parse/parser.ts';
 import { assumeLaunchTx, type AssumedTx } from './assumed-tx.ts';
 import { runCluster, type ClusterRun } from './cluster.ts';
+import { clusterOfKernelName } from './cluster-name.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { mergeRanges } from './footprint.ts';
@@ -183,9 +184,16 @@ export function traceWith(p: Prepared, options: LiftOptions, values: ReadonlyMap
     const rank = /in CTA (\d+) of a \d+-CTA cluster|multicasts to CTA (\d+) of a/.exec(e instanceof Error ? e.message : '');
     const need = rank ? Number(rank[1] ?? rank[2]) + 1 : 0;
     if (fixed || need <= 1) throw e;
+    const named = clusterOfKernelName(p.kernel.name);
+    if (named.shape && named.shape[0] * named.shape[1] * named.shape[2] >= need) {
+      // the shape the library launches with: a hang under it is the kernel's, not a wrong guess
+      const trace = runShape(p, options, values, named.shape);
+      const shape = named.shape.join('×');
+      return { ...trace, clusterNote: `the PTX does not declare its cluster shape (.reqnctapercluster); it addresses ${need} CTAs: taken as ${shape}, the ClusterShape in the kernel's name (its mainloop's template argument, read with c++filt); give --cluster X,Y,Z for another` };
+    }
     let n = 1;
     while (n < need) n *= 2;
-    return widened(p, options, values, n);
+    return widened(p, options, values, n, named.noDemangler === true);
   }
 }
 
@@ -197,10 +205,10 @@ export function traceWith(p: Prepared, options: LiftOptions, values: ReadonlyMap
  * under is tried first (a sweep runs it a hundred times), and the note says so: the shapes before
  * it hung in that run, not necessarily in this one.
  */
-function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>, n: number): KernelTrace {
+function widened(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>, n: number, noDemangler: boolean): KernelTrace {
   const name = (c: readonly number[]): string => c.join('×');
   const note = `the PTX does not declare its cluster shape (.reqnctapercluster); it addresses ${n} CTAs`;
-  const advice = 'give --cluster X,Y,Z for the shape it is launched with';
+  const advice = `give --cluster X,Y,Z for the shape it is launched with${noDemangler ? ' (c++filt, which reads the shape of a CUTLASS or FlashAttention-3 kernel from its name, is not on the PATH)' : ''}`;
   const known = p.shapes.get(n);
   if (known) {
     try {
