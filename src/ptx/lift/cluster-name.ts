@@ -42,8 +42,11 @@ export function clusterOfName(demangled: string): Dims | undefined {
 
 /** Demangled names, in order (a name c++filt cannot read comes back as it was); undefined when c++filt is not on the PATH. */
 export function demangle(names: readonly string[]): string[] | undefined {
-  // --no-recurse-limit: CUTLASS names nest deeper than binutils' default limit lets it read
-  const r = spawnSync('c++filt', ['--no-recurse-limit'], { input: names.join('\n'), encoding: 'utf8' });
+  // --no-recurse-limit: CUTLASS names nest deeper than binutils' default limit lets it read (a
+  // c++filt older than binutils 2.31 lacks the flag: then without it)
+  const run = (args: string[]) => spawnSync('c++filt', args, { input: names.join('\n'), encoding: 'utf8', timeout: 10_000 });
+  let r = run(['--no-recurse-limit']);
+  if (r.status !== 0 && !r.error) r = run([]);
   if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
   const out = r.stdout.split('\n');
   return names.map((n, i) => out[i] ?? n);
