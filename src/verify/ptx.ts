@@ -62,24 +62,10 @@ export function idleNote(points: readonly LaunchPoint[], kernel: PtxFunction): s
   return `no warp issued a TMA copy or a wgmma at any launch point, though the kernel has ${copies} tensor copies and ${mmas} wgmma: at these launch values no CTA had a tile, so this verdict covers the prologue only${zeros.length > 0 ? `; 64-bit fields left at 0 (a tile scheduler's counts and divisors may be among them): ${shown} — give them with --param NAME+OFFSET:u64=V` : ''}`;
 }
 
-/**
- * A note when, at launch point `at`, some CTA of a multi-CTA cluster issued no TMA copy and no
- * wgmma while another did: the launch values leave it without a tile. A host that gives every
- * CTA of a cluster its own tile (CUTLASS and FlashAttention-3 round the tile count up to the
- * cluster size) never launches that, and a hang there (a peer waiting for its release) is the
- * launch's, so the note points at the launch values.
- */
+/** A note when, at launch point `at`, some CTA of the cluster had no tile while another had one (lift.ts `idleCtas`). */
 export function idleCtaNote(at: LaunchPoint): string | undefined {
-  const ctas = at.facts.cluster[0] * at.facts.cluster[1] * at.facts.cluster[2];
-  if (ctas <= 1) return undefined;
-  // roles are named by CTA in a cluster (`warp0_cta1`); a CTA that only ran its prologue has none
-  const busy: boolean[] = new Array<boolean>(ctas).fill(false);
-  forEachOp(at.program, (op, role) => {
-    const cta = /_cta(\d+)$/.exec(role.name);
-    if (cta && (op.kind === 'tma.load' || op.kind === 'wgmma.issue')) busy[Number(cta[1])] = true;
-  });
-  const idle = busy.flatMap((b, k) => (b ? [] : [k]));
-  if (idle.length === 0 || idle.length === ctas) return undefined;
+  const idle = at.facts.idleCtas ?? [];
+  if (idle.length === 0) return undefined;
   const which = idle.length === 1 ? `CTA ${idle[0]} of the cluster` : `CTAs ${idle.join(', ')} of the cluster`;
   return `at ${at.label}, ${which} issued no TMA copy and no wgmma while another CTA did: these launch values leave it without a tile; a host that rounds the tile count up to the cluster size (CUTLASS, FlashAttention-3) never launches them — give the tile count with --param if the verdict rests on it`;
 }

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { verifyPtx } from '../../src/api.ts';
 import { liftKernelWithFacts } from '../../src/ptx/lift/index.ts';
+import { liftLaunchPoints } from '../../src/ptx/lift/sweep.ts';
 import { parsePtx } from '../../src/ptx/parse/parser.ts';
 import { clusterOfName, templateArgs } from '../../src/ptx/lift/cluster-name.ts';
 
@@ -96,5 +97,44 @@ describe('a CTA of the cluster left without a tile', () => {
     expect(one.verdict).toBe('verified');
     expect(two.verdict).toBe('verified');
     expect(two.notes?.some((n) => /of the cluster issued no TMA copy/.test(n))).toBe(false);
+  });
+});
+
+/**
+ * A declared 2×1×1 cluster: CTA 0 runs n tiles, CTA 1 runs them only when n ≥ 3; each tile copies
+ * 256 bytes through bar, waits for them at the tile's parity and reads them.
+ */
+function sweptKernel(): string {
+  return [
+    '.version 8.4', '.target sm_90a', '.address_size 64',
+    '.shared .align 8 .b64 bar[1];', '.shared .align 128 .b8 buf[256];',
+    '.visible .entry k(.param .u32 n, .param .u64 src)', '.reqntid 32', '.reqnctapercluster 2, 1, 1', '{',
+    '\t.reg .pred %p<8>;', '\t.reg .b32 %r<12>;', '\t.reg .b64 %rd<4>;',
+    '\tmov.u32 %r1, %tid.x;', '\tsetp.eq.u32 %p1, %r1, 0;',
+    '\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;', '\tbar.sync 0;',
+    '\tld.param.u32 %r2, [n];', '\tld.param.u64 %rd1, [src];', '\tcvta.to.global.u64 %rd2, %rd1;',
+    '\tmov.u32 %r3, %cluster_ctarank;', '\tmov.u32 %r5, %r2;',
+    '\tsetp.eq.u32 %p2, %r3, 0;', '\t@%p2 bra $L_go;',
+    '\tsetp.lt.u32 %p3, %r2, 3;', '\t@%p3 mov.u32 %r5, 0;',
+    '$L_go:', '\tmov.u32 %r6, 0;',
+    '$L_loop:', '\tsetp.ge.u32 %p4, %r6, %r5;', '\t@%p4 bra $L_done;',
+    '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 256;',
+    '\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd2], 256, [bar];',
+    '\tand.b32 %r7, %r6, 1;',
+    '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p5, [bar], %r7;', '\t@!%p5 bra $L_w;',
+    '\tld.shared.u32 %r4, [buf];', '\tfence.proxy.async.shared::cta;', '\tbar.sync 0;',
+    '\tadd.u32 %r6, %r6, 1;', '\tbra $L_loop;',
+    '$L_done:', '\tret;', '}', '',
+  ].join('\n');
+}
+
+describe('the launch sweep and CTAs without a tile', () => {
+  it('takes no point at which a CTA of the cluster has no tile while another has one', () => {
+    const points = liftLaunchPoints(parsePtx(sweptKernel(), 'k.ptx'), {});
+    // at n = 2 CTA 0 already waits bar at both parities, but CTA 1 has no tile: the ladder goes on to 3
+    expect(points.map((p) => p.label)).toEqual(['defaults', 'n = 3']);
+    expect(points[0]?.facts.idleCtas).toEqual([1]);
+    expect(points[1]?.facts.idleCtas).toBeUndefined();
+    expect(verifyPtx(sweptKernel()).verdict).toBe('verified');
   });
 });

@@ -61,6 +61,8 @@ export interface LiftFacts {
   readonly cluster: readonly [number, number, number];
   /** how the cluster shape was chosen, when the PTX does not declare it and none was given */
   readonly clusterNote?: string;
+  /** the CTAs of a multi-CTA cluster that issued no TMA copy and no wgmma while another did (idleCtas) */
+  readonly idleCtas?: readonly number[];
   /** the integers' default when it is not DEFAULT_INT, and why */
   readonly defaultInt?: { readonly value: bigint; readonly why: string };
   /** sizes of tensor copies by map, and how each was found */
@@ -166,6 +168,23 @@ export function prepare(module: PtxModule, options: LiftOptions): Prepared {
   const flat = flats.get(kernel.name);
   if (!flat) throw new InputError(`kernel ${kernel.name} has no body`, kernel.loc);
   return { module, kernel, flat, flats, layout, block: blockShape(kernel, options), shapes: new Map() };
+}
+
+/**
+ * The CTAs of a multi-CTA cluster whose warps issued no TMA copy and no wgmma while another CTA's
+ * did: the launch values leave them without a tile. A host that rounds the tile count up to the
+ * cluster size (CUTLASS, FlashAttention-3) never launches that, and a peer that multicasts to
+ * such a CTA or waits for its release hangs.
+ */
+export function idleCtas(trace: Pick<KernelTrace, 'cluster' | 'warps' | 'ctaOf'>): number[] {
+  const ctas = trace.cluster[0] * trace.cluster[1] * trace.cluster[2];
+  if (ctas <= 1) return [];
+  const busy: boolean[] = new Array<boolean>(ctas).fill(false);
+  trace.warps.forEach((events, w) => {
+    if (events.some((e) => e.k === 'tma.load' || e.k === 'mma')) busy[trace.ctaOf[w] ?? 0] = true;
+  });
+  const idle = busy.flatMap((b, c) => (b ? [] : [c]));
+  return idle.length === ctas ? [] : idle;
 }
 
 /** Run one cluster with these launch values and record its warps' events (before any folding). */
@@ -349,6 +368,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     grid: trace.grid,
     cluster: trace.cluster,
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
+    ...(idleCtas(trace).length > 0 ? { idleCtas: idleCtas(trace) } : {}),
     ...(options.defaultInt ? { defaultInt: options.defaultInt } : {}),
     tma: sized.maps,
     tensorMaps: [...new Set(trace.warps.flatMap((w) => w.flatMap((e) => ((e.k === 'tma.load' || e.k === 'tma.store') && e.map !== undefined ? [e.map] : []))))],

@@ -12,7 +12,7 @@ import type { PtxModule } from '../parse/ast.ts';
 import type { WarpEvent } from './events.ts';
 import { wholeArray, type LaunchVar } from './launch.ts';
 import { EventBudgetExceeded } from './warp.ts';
-import { launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
+import { idleCtas, launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
 import { shareBoxes } from './shared-boxes.ts';
 
 export interface LaunchPoint {
@@ -43,6 +43,12 @@ interface Probe {
   readonly most: ReadonlyMap<string, number>;
   /** per barrier, the parities its waits named, over all warps (bit p: parity p) */
   readonly parities: ReadonlyMap<string, number>;
+  /**
+   * A CTA of the cluster had no tile while another had one (lift.ts `idleCtas`): a launch a host
+   * that rounds the tile count up to the cluster never makes, so no point is made of it (the
+   * ladder goes on past it); a peer that multicasts to that CTA hangs there.
+   */
+  readonly idle: boolean;
 }
 
 function measure(trace: KernelTrace): Probe {
@@ -67,7 +73,7 @@ function measure(trace: KernelTrace): Probe {
       parities.set(k, (parities.get(k) ?? 0) | (1 << (e.parity & 1)));
     }
   }
-  return { trace, events, waits, most, parities };
+  return { trace, events, waits, most, parities, idle: idleCtas(trace).length > 0 };
 }
 
 /**
@@ -157,6 +163,7 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
       for (const value of LADDER) {
         const run = look(new Map([...cur.values, [v.key, value]]));
         if (!usable(run)) break;
+        if (run.idle) continue;
         const depth = depthOver(run, cur.run);
         if (run.waits > (best?.run.waits ?? cur.run.waits)) best = { value, run, depth };
         if (depth >= DEEP) break;
@@ -284,7 +291,7 @@ function balance(
           const values = new Map([...target.values, [lower, value], [other, up]]);
           const run = look(values);
           if (!usable(run) || run.events >= (best ?? target).run.events) break;
-          if (enough(run)) {
+          if (!run.idle && enough(run)) {
             best = { values, run };
             break;
           }
@@ -307,7 +314,7 @@ function uncovered(probed: Probed, points: readonly Probe[]): { values: Readonly
   const covered = new Set(points.flatMap((r) => [...r.most.keys()]));
   let best: { values: ReadonlyMap<string, bigint>; run: Probe; adds: number } | undefined;
   for (const { values, run } of probed.values()) {
-    if (!usable(run)) continue;
+    if (!usable(run) || run.idle) continue;
     const adds = [...run.most.keys()].filter((k) => !covered.has(k)).length;
     if (adds === 0) continue;
     if (!best || adds > best.adds || (adds === best.adds && run.events < best.run.events)) best = { values, run, adds };
@@ -329,7 +336,7 @@ function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>): { 
       const next = new Map([...values, [v.key, value]]);
       const run = look(next);
       if (!usable(run)) break;
-      if (run.waits <= base.waits) continue;
+      if (run.idle || run.waits <= base.waits) continue;
       if (!best || run.events < best.run.events) best = { values: next, run };
       break;
     }
@@ -361,6 +368,7 @@ function raiseTogether(look: Look, base: Probe, given: ReadonlyMap<string, bigin
     const run = look(new Map([...given, ...open.map(({ v }) => [v.key, value] as const)]));
     if (run === undefined) continue; // a value the kernel cannot run with (a division by a tile count of 0)
     if (run === TOO_BIG) break;
+    if (run.idle) continue;
     if (run.waits > (best?.run.waits ?? base.waits)) best = { value, run };
     if (depthOver(run, base) >= DEEP) break;
   }
