@@ -147,7 +147,7 @@ function markdownTable(all: readonly Row[]): string {
     '|---|---|---:|---|---:|---:|---|---|',
   ];
   for (const r of all) {
-    const detail = r.detail.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 160);
+    const detail = r.detail.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 240);
     const points = `${r.given ? `given ${r.given.replace(/--param /g, '').replace(/--cluster /g, 'cluster ')}: ` : ''}${(r.points ?? []).join('; ')}`.replace(/\|/g, '\\|');
     lines.push(`| ${r.file.replace(/\.ptx$/, '')} | ${shortName(r.kernel)} | ${r.lines.toLocaleString('en-US')} | ${points} | ${r.states?.toLocaleString('en-US') ?? '–'} | ${(((r.verifyMs ?? 0) + r.liftMs) / 1000).toFixed(1)} | ${r.verdict} | ${detail} |`);
   }
