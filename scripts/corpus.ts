@@ -75,7 +75,7 @@ for (const dir of fromJson ? [] : dirs) {
           // a kernel that did no tile at any launch point was checked in its prologue only
           idleNote(points, k) !== undefined ? 'prologue only: no CTA had a tile at these launch values' : '',
           // a CTA of the cluster without a tile at the worst point: launch values a host that rounds tiles to the cluster never makes
-          worst && idleCtaNote(worst.p) !== undefined ? (idleCtaNote(worst.p) ?? '').replace(/ — give the tile count.*$/, '') : '',
+          (worst && idleCtaNote(worst.p)?.replace(/ — give the tile count.*$/, '')) ?? '',
         ].filter(Boolean).join(' | ');
       } catch (e) {
         row.liftMs = performance.now() - t0;

@@ -69,24 +69,35 @@ describe('the lifter takes a kernel\'s cluster shape from its name', () => {
 });
 
 /**
- * Two CTAs (a declared 2×1×1 cluster); the CTAs of rank below the tile count `n` copy 256 bytes
- * into their buf through their own bar, wait for them and read them; the others do nothing.
+ * A kernel of one warp per CTA in a declared 2×1×1 cluster, with params n (u32) and src (u64):
+ * thread 0 (%p1) inits bar with count 1 and the CTA syncs, then `body`.
  */
-function tileKernel(): string {
+function clusterKernel(body: readonly string[]): string {
   return [
     '.version 8.4', '.target sm_90a', '.address_size 64',
     '.shared .align 8 .b64 bar[1];', '.shared .align 128 .b8 buf[256];',
     '.visible .entry k(.param .u32 n, .param .u64 src)', '.reqntid 32', '.reqnctapercluster 2, 1, 1', '{',
-    '\t.reg .pred %p<4>;', '\t.reg .b32 %r<8>;', '\t.reg .b64 %rd<4>;',
+    '\t.reg .pred %p<8>;', '\t.reg .b32 %r<12>;', '\t.reg .b64 %rd<4>;',
     '\tmov.u32 %r1, %tid.x;', '\tsetp.eq.u32 %p1, %r1, 0;',
     '\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;', '\tbar.sync 0;',
+    ...body,
+    '\tret;', '}', '',
+  ].join('\n');
+}
+
+/**
+ * The CTAs of rank below the tile count `n` copy 256 bytes into their buf through their own bar,
+ * wait for them and read them; the others do nothing.
+ */
+function tileKernel(): string {
+  return clusterKernel([
     '\tld.param.u32 %r2, [n];', '\tmov.u32 %r3, %cluster_ctarank;', '\tsetp.ge.u32 %p2, %r3, %r2;', '\t@%p2 bra $L_done;',
     '\tld.param.u64 %rd1, [src];', '\tcvta.to.global.u64 %rd2, %rd1;',
     '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 256;',
     '\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd2], 256, [bar];',
     '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;', '\t@!%p3 bra $L_w;', '\tld.shared.u32 %r4, [buf];',
-    '$L_done:', '\tret;', '}', '',
-  ].join('\n');
+    '$L_done:',
+  ]);
 }
 
 describe('a CTA of the cluster left without a tile', () => {
@@ -101,17 +112,11 @@ describe('a CTA of the cluster left without a tile', () => {
 });
 
 /**
- * A declared 2×1×1 cluster: CTA 0 runs n tiles, CTA 1 runs them only when n ≥ 3; each tile copies
+ * CTA 0 runs n tiles, CTA 1 runs them only when n ≥ 3; each tile copies
  * 256 bytes through bar, waits for them at the tile's parity and reads them.
  */
 function sweptKernel(): string {
-  return [
-    '.version 8.4', '.target sm_90a', '.address_size 64',
-    '.shared .align 8 .b64 bar[1];', '.shared .align 128 .b8 buf[256];',
-    '.visible .entry k(.param .u32 n, .param .u64 src)', '.reqntid 32', '.reqnctapercluster 2, 1, 1', '{',
-    '\t.reg .pred %p<8>;', '\t.reg .b32 %r<12>;', '\t.reg .b64 %rd<4>;',
-    '\tmov.u32 %r1, %tid.x;', '\tsetp.eq.u32 %p1, %r1, 0;',
-    '\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;', '\tbar.sync 0;',
+  return clusterKernel([
     '\tld.param.u32 %r2, [n];', '\tld.param.u64 %rd1, [src];', '\tcvta.to.global.u64 %rd2, %rd1;',
     '\tmov.u32 %r3, %cluster_ctarank;', '\tmov.u32 %r5, %r2;',
     '\tsetp.eq.u32 %p2, %r3, 0;', '\t@%p2 bra $L_go;',
@@ -124,8 +129,8 @@ function sweptKernel(): string {
     '$L_w:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p5, [bar], %r7;', '\t@!%p5 bra $L_w;',
     '\tld.shared.u32 %r4, [buf];', '\tfence.proxy.async.shared::cta;', '\tbar.sync 0;',
     '\tadd.u32 %r6, %r6, 1;', '\tbra $L_loop;',
-    '$L_done:', '\tret;', '}', '',
-  ].join('\n');
+    '$L_done:',
+  ]);
 }
 
 describe('the launch sweep and CTAs without a tile', () => {

@@ -363,12 +363,13 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   const namedBarriers = folded.reduce((n, f) => n + (f.namedBarriers ?? 0), res.namedBarriers);
   const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') }));
   const warpgroups = warpgroupsOf(folded, named.map((r) => r.name), nw, (w) => trace.ctaOf[w] ?? 0);
+  const idle = idleCtas(trace);
   const facts: LiftFacts = {
     launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) || (v.element !== undefined && given.has(wholeArray(v.key))) })),
     grid: trace.grid,
     cluster: trace.cluster,
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
-    ...(idleCtas(trace).length > 0 ? { idleCtas: idleCtas(trace) } : {}),
+    ...(idle.length > 0 ? { idleCtas: idle } : {}),
     ...(options.defaultInt ? { defaultInt: options.defaultInt } : {}),
     tma: sized.maps,
     tensorMaps: [...new Set(trace.warps.flatMap((w) => w.flatMap((e) => ((e.k === 'tma.load' || e.k === 'tma.store') && e.map !== undefined ? [e.map] : []))))],
