@@ -3,10 +3,10 @@
 // docs/api.md (its `// expected output` comments checked), and a vitest + fast-check property
 // test written only against the public entry points.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from '../cli/spawn.ts';
 
 const hasNpm = spawnSync('sh', ['-c', 'command -v npm']).status === 0;
@@ -35,6 +35,8 @@ describe.skipIf(!hasNpm)('the packed package in a fresh project (needs npm)', ()
     const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'fast-check@^4', 'vitest@^4.1'], project);
     expect(install.status, install.out).toBe(0);
   }, 600_000);
+  // 48 MB of node_modules per run: do not leave it behind
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
 
   it('ships dist/ (prepack built it) and the LICENSE', () => {
     const files = readdirSync(join(project, 'node_modules/arefcheck'));

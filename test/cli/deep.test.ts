@@ -1,10 +1,10 @@
 // Issue 12.7: a counterexample a million steps deep. The text report, the trace file, SARIF and
 // replay must all work (no recursion or argument spread proportional to the depth, no string
 // past V8's limit, no out-of-memory), and a diagram refuses politely.
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { arefcheck } from './spawn.ts';
 
 const PROGRAM = 'test/fixtures/programs/deep-counterexample.aref';
@@ -13,6 +13,8 @@ const DEPTH = 1_019_999; // 340,000 × (put, get, consumed), less the last consu
 describe('a counterexample of a million steps', () => {
   it('is printed, written as a trace file and as SARIF, replayed, and not drawn', () => {
     const dir = mkdtempSync(join(tmpdir(), 'arefcheck-deep-'));
+    // the trace file is 431 MB: never leave it behind, pass or fail
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const sarif = join(dir, 'deep.sarif');
     const r = arefcheck('verify', PROGRAM, '--trace-out', dir, '--sarif', sarif);
     expect(r.stderr).not.toMatch(/internal error|Maximum call stack|heap/);
