@@ -60,6 +60,9 @@ describe('value checks over the iteration space', () => {
     expect(() => check(prog('init b[0], 128'))).not.toThrow();
     expect(errorOf(() => check(prog('arrive b[0], 0'))).message).toContain('count of arrive must be in 1..1048575');
     expect(errorOf(() => check(prog('expect_tx b[1], 1048576'))).message).toContain('byte count of expect_tx');
+    // an expect of no bytes is legal (a CTA with no rows to load); a completion of none is not
+    expect(() => check(prog('arrive.expect_tx b[1], 0'))).not.toThrow();
+    expect(errorOf(() => check(prog('complete_tx b[1], 0'))).message).toContain('byte count of complete_tx must be in 1..1048575');
     expect(errorOf(() => check(prog('bar.sync 16, 128'))).message).toContain('barrier id of bar.sync must be in 0..15');
     expect(errorOf(() => check(prog('wgmma.wait -1'))).message).toContain('group count of wgmma.wait must be at least 0');
     expect(() => check(prog('tma.load S[1] -> b[1], 1024 value 7'))).not.toThrow();
