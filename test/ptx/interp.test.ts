@@ -244,6 +244,21 @@ describe('values, memory and calls', () => {
     );
   });
 
+  it('decides a branch on a half-precision launch scalar: f16 and bf16 compares and conversions are computed', () => {
+    // CUTLASS example 65's epilogue loads C only where beta != 0, beta an f16 (refused before 2026-11-28)
+    const branch = (setp: string) =>
+      `\t.reg .b16 %rs<4>;\n${INIT}\tld.param.u16 %rs1, [k_beta];\n\tmov.u32 %r2, 0;\n\tcvt.rn.f16.s32 %rs2, %r2;\n\t${setp};\n\t@%p2 bra $L_x;\n\t@%p1 mbarrier.arrive.shared::cta.b64 _, [bar];\n$L_x:`;
+    const f16 = { body: branch('setp.eq.f16 %p2, %rs1, %rs2'), params: '.param .u16 k_beta' };
+    expect(roleText(lift(f16, { params: new Map([['k_beta', 0]]) }), 0)).toEqual([]);
+    expect(roleText(lift(f16, { params: new Map([['k_beta', 0x8000]]) }), 0)).toEqual([]); // −0.0 == 0
+    expect(roleText(lift(f16, { params: new Map([['k_beta', 0x3c00]]) }), 0)).toEqual(['arrive bar[0] 1']); // 1.0
+    expect(roleText(lift(f16), 0)).toEqual(['arrive bar[0] 1']); // open: bits 1, the smallest subnormal, not 0
+    // bf16: 1.0 is 0x3f80, the top half of the f32's bits; 0 converted to bf16 is 0
+    const bf16 = { body: branch('setp.le.bf16 %p2, %rs1, %rs2').replace('cvt.rn.f16.s32', 'cvt.rn.bf16.s32'), params: '.param .u16 k_beta' };
+    expect(roleText(lift(bf16, { params: new Map([['k_beta', 0x3f80]]) }), 0)).toEqual(['arrive bar[0] 1']);
+    expect(roleText(lift(bf16, { params: new Map([['k_beta', 0xbf80]]) }), 0)).toEqual([]);
+  });
+
   it('joins sides of a branch on data that differ only in shared-memory accesses: the run makes the accesses of both', () => {
     // FlashMLA's epilogue reads the row max only where the row sum is not 0: refused before 2026-11-27.
     // Warp 0 writes buf and arrives; warp 1 (waiting first, or not) reads buf on one side only.

@@ -1,13 +1,13 @@
 // The few floating-point operations a kernel's control flow can depend on: an epilogue's
-// `beta != 0`, a scale converted to an integer. Values are IEEE bit patterns (f32, f64) in
-// bigints, computed with JS doubles (f32 results rounded with Math.fround). Anything else
-// (f16, bf16, transcendental functions) is unknown, with the reason.
+// `beta != 0` (in f16 where the kernel's scalars are half: CUTLASS example 65), a scale converted
+// to an integer. Values are IEEE bit patterns (f64, f32, f16, bf16) in bigints, computed with JS
+// doubles and rounded to the result's format (to nearest, ties to even). Anything else (packed
+// pairs, fp8, tf32, transcendental functions) is unknown, with the reason.
 import { bitsFloat, floatBits } from './launch.ts';
 import type { Opcode, OpType } from './opcode.ts';
 import { Unknown, type Scalar } from './values.ts';
 
-const isWide = (t: OpType): boolean => t.bits === 64;
-const supported = (t: OpType): boolean => t.name === 'f32' || t.name === 'f64';
+const supported = (t: OpType): boolean => t.name === 'f32' || t.name === 'f64' || t.name === 'f16' || t.name === 'bf16';
 
 function unknown(op: Opcode, line: number): Unknown {
   return new Unknown(`a floating-point value ('${op.text}' at line ${line})`);
@@ -15,11 +15,56 @@ function unknown(op: Opcode, line: number): Unknown {
 
 function value(x: Scalar, t: OpType): number | undefined {
   if (typeof x !== 'bigint') return undefined;
-  return bitsFloat(x, isWide(t) ? 8 : 4);
+  if (t.name === 'f16') return halfValue(Number(BigInt.asUintN(16, x)));
+  // bf16 is the top half of an f32
+  if (t.name === 'bf16') return bitsFloat(BigInt.asUintN(16, x) << 16n, 4);
+  return bitsFloat(x, t.bits === 64 ? 8 : 4);
 }
 
 function result(x: number, t: OpType): bigint {
-  return floatBits(isWide(t) ? x : Math.fround(x), isWide(t) ? 8 : 4);
+  if (t.name === 'f16') return BigInt(halfBits(x));
+  if (t.name === 'bf16') {
+    if (Number.isNaN(x)) return 0x7fc0n;
+    const b = Number(floatBits(Math.fround(x), 4));
+    // to nearest, ties to even, on the 16 bits dropped
+    return BigInt(((b + 0x7fff + ((b >>> 16) & 1)) >>> 16) & 0xffff);
+  }
+  return t.bits === 64 ? floatBits(x, 8) : floatBits(Math.fround(x), 4);
+}
+
+/** An IEEE binary16 bit pattern's value. */
+export function halfValue(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac !== 0 ? Number.NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+/** The binary16 bit pattern nearest x (ties to even; past the largest finite value, infinity). */
+export function halfBits(x: number): number {
+  if (Number.isNaN(x)) return 0x7e00;
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  if (a === Infinity) return sign | 0x7c00;
+  const even = (r: number): number => {
+    const f = Math.floor(r);
+    const d = r - f;
+    return d > 0.5 || (d === 0.5 && f % 2 === 1) ? f + 1 : f;
+  };
+  // subnormal: a multiple of 2^-24 (rounding up to 1024 of them is the smallest normal, bits 0x400)
+  if (a < 2 ** -14) return sign | even(a / 2 ** -24);
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  let frac = even((a / 2 ** e - 1) * 1024);
+  if (frac === 1024) {
+    frac = 0;
+    e++;
+  }
+  if (e + 15 >= 31) return sign | 0x7c00;
+  return sign | ((e + 15) << 10) | frac;
 }
 
 /** A float instruction on known operands: arithmetic, setp, cvt. */
