@@ -115,6 +115,13 @@ cutlass_ex61_topk_softmax|$SRC/cutlass/examples/61_hopper_gemm_with_topk_and_sof
 cutlass_ex62_sparse|$SRC/cutlass/examples/62_hopper_sparse_gemm/62_hopper_sparse_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
 cutlass_ex68_fp8_grouped_blockwise|$SRC/cutlass/examples/68_hopper_fp8_warp_specialized_grouped_gemm_with_blockwise_scaling/68_hopper_fp8_warp_specialized_grouped_gemm_with_blockwise_scaling.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
 cutlass_ex69_int4_bf16_grouped|$SRC/cutlass/examples/69_hopper_mixed_dtype_grouped_gemm/69_hopper_int4_bf16_grouped_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+fa3_fwd_hdim192_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim192_bf16_sm90.cu|$FA3_FLAGS
+fa3_fwd_hdim96_bf16|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim96_bf16_sm90.cu|$FA3_FLAGS
+fa3_fwd_hdim128_bf16_softcap_packgqa|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim128_bf16_softcap_packgqa_sm90.cu|$FA3_FLAGS
+tk_rotary|$SRC/ThunderKittens/kernels/rotary/rotary.cu|$TK_FLAGS
+tk_linear_attention|$SRC/ThunderKittens/kernels/linear_attention/linear_attention.cu|$TK_FLAGS
+tk_flux_gate|$SRC/ThunderKittens/kernels/flux/flux_gate.cu|$TK_FLAGS
+cutlass_ex65_distributed|$SRC/cutlass/examples/65_distributed_gemm/65_distributed_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
 EOF
 )
 
@@ -256,9 +263,11 @@ done
 # the number of m-blocks up to the cluster size, so total_blocks (0+2852) is even; 4 gives each CTA
 # of the cluster two tiles. The sweep would take odd counts, which leave a CTA without its peer's
 # tile: a hang the host never launches.
-for f in fa3_fwd_hdim128_bf16 fa3_fwd_hdim256_bf16; do
+for f in fa3_fwd_hdim128_bf16 fa3_fwd_hdim192_bf16 fa3_fwd_hdim256_bf16; do
   printf -- '--kernel %s\n--param 0+2852=4\n' 'CollectiveMainloopFwdSm90ILi2EN4cute5tupleIJNS5_1CILi2EEE' >"$OUT/$f.launch"
 done
+# the PackGQA instantiation's Params are smaller: its total_blocks is 0+2484 (compared with %ctaid.x)
+printf -- '--kernel %s\n--param 0+2484=4\n' 'CollectiveMainloopFwdSm90ILi2EN4cute5tupleIJNS5_1CILi2EEE' >"$OUT/fa3_fwd_hdim128_bf16_softcap_packgqa.launch"
 # the cluster shape of every CUTLASS and FlashAttention-3 kernel whose PTX does not declare one,
 # from its name (appended to the launch files above)
 node --import tsx "$HERE/corpus-clusters.ts" "$OUT"
