@@ -122,6 +122,7 @@ tk_rotary|$SRC/ThunderKittens/kernels/rotary/rotary.cu|$TK_FLAGS
 tk_linear_attention|$SRC/ThunderKittens/kernels/linear_attention/linear_attention.cu|$TK_FLAGS
 tk_flux_gate|$SRC/ThunderKittens/kernels/flux/flux_gate.cu|$TK_FLAGS
 cutlass_ex65_distributed|$SRC/cutlass/examples/65_distributed_gemm/65_distributed_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
+deepgemm_mqa_logits|$HERE/corpus/deepgemm_mqa_logits.cu|$DG_FLAGS
 EOF
 )
 
