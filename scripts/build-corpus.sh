@@ -127,6 +127,9 @@ fa3_bwd_hdim96_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim96_
 fa3_bwd_hdim192_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim192_bf16_sm90.cu|$FA3_BWD_FLAGS
 flashmla_sparse_prefill_k576|$FMLA/sm90/prefill/sparse/instantiations/phase1_k576.cu|$FMLA_FLAGS
 flashmla_sparse_fp8_decode_model1_h64|$FMLA/sm90/decode/sparse_fp8/instantiations/model1_persistent_h64.cu|$FMLA_FLAGS
+fa3_fwd_hdim64_e4m3|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim64_e4m3_sm90.cu|$FA3_FLAGS
+fa3_fwd_hdim256_e4m3|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim256_e4m3_sm90.cu|$FA3_FLAGS
+fa3_fwd_hdim64_bf16_split|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim64_bf16_split_sm90.cu|$FA3_FLAGS
 EOF
 )
 
