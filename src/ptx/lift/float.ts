@@ -25,9 +25,9 @@ function result(x: number, t: OpType): bigint {
   if (t.name === 'f16') return BigInt(halfBits(x));
   if (t.name === 'bf16') {
     if (Number.isNaN(x)) return 0x7fc0n;
+    // through f32 (a tie there may round twice), then to nearest, ties to even, on the 16 bits dropped
     const b = Number(floatBits(Math.fround(x), 4));
-    // to nearest, ties to even, on the 16 bits dropped
-    return BigInt(((b + 0x7fff + ((b >>> 16) & 1)) >>> 16) & 0xffff);
+    return BigInt(Math.floor((b + 0x7fff + ((b >>> 16) & 1)) / 0x10000) & 0xffff);
   }
   return t.bits === 64 ? floatBits(x, 8) : floatBits(Math.fround(x), 4);
 }
