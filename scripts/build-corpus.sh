@@ -123,6 +123,7 @@ tk_linear_attention|$SRC/ThunderKittens/kernels/linear_attention/linear_attentio
 tk_flux_gate|$SRC/ThunderKittens/kernels/flux/flux_gate.cu|$TK_FLAGS
 cutlass_ex65_distributed|$SRC/cutlass/examples/65_distributed_gemm/65_distributed_gemm.cu|$CUTLASS_FLAGS -I $SRC/cutlass/examples/common
 deepgemm_mqa_logits|$HERE/corpus/deepgemm_mqa_logits.cu|$DG_FLAGS
+deepgemm_paged_mqa_logits|$HERE/corpus/deepgemm_paged_mqa_logits.cu|$DG_FLAGS
 fa3_bwd_hdim96_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim96_bf16_sm90.cu|$FA3_BWD_FLAGS
 fa3_bwd_hdim192_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim192_bf16_sm90.cu|$FA3_BWD_FLAGS
 flashmla_sparse_prefill_k576|$FMLA/sm90/prefill/sparse/instantiations/phase1_k576.cu|$FMLA_FLAGS
@@ -262,6 +263,10 @@ meta() {
 { echo "# one request of 4 KV blocks (DenseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+184 4; } >"$OUT/flashmla_dense_decode_bf16.launch"
 { echo "# one request of 4 top-k blocks (SparseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+256 4; } >"$OUT/flashmla_sparse_fp8_decode_h64.launch"
 { echo "# one request of 4 top-k blocks (SparseAttnDecodeParams::tile_scheduler_metadata_ptr)"; meta 0+256 4; } >"$OUT/flashmla_sparse_fp8_decode_model1_h64.launch"
+# DeepGEMM's paged MQA logits: schedule_meta (param 7) holds a (q, kv split) uint2 per SM, this
+# CTA's start and the next one's end, by byte offset: q 0 split 0 up to q 1; one sequence of 1024
+# tokens (context_lens, param 3): 16 KV blocks in 4 splits, so each KV stage is used again
+{ echo "# one sequence of 1024 tokens: this CTA's schedule (0, 0) .. (1, 0)"; for x in '7[0]=0' '7[4]=0' '7[8]=1' '7[12]=0' '3[0]=1024'; do echo "--param $x"; done; } >"$OUT/deepgemm_paged_mqa_logits.launch"
 { echo "# one request of 4 top-k blocks, clusters of 2 (128 heads)"; meta 0+256 4; echo "--cluster 2,1,1"; } >"$OUT/flashmla_sparse_fp8_decode_h128.launch"
 # DeepGEMM's multicast kernels are launched in clusters of kNumTMAMulticast CTAs along x
 # (sm90_fp8_gemm_1d2d's launch), which their PTX does not declare

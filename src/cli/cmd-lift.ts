@@ -26,6 +26,9 @@ Options:
                          repeatable; values left open take their defaults (as verify's notes say)
   --param NAME+OFF:T=V   a field of a by-value parameter (CUTLASS Params), e.g.
                          --param 0+12:u32=4096; NAME may be the parameter's index
+  --param NAME[B]:T=V    an integer of the array a pointer parameter points to, at
+                         byte B (NAME+OFF[B]:T=V: through the pointer field at OFF;
+                         [*]: every element); a value the kernel never reads is noted
   --block N              threads per block (default: .reqntid or .maxntid)
   --cta N                the CTA to execute (%ctaid.x, default 0)
   --grid X,Y,Z           the grid (%nctaid; default one cluster)

@@ -55,6 +55,9 @@ Options:
                          BYTES may be ROWSxCOLSxELEMBYTES)
   --param NAME+OFF:T=V   .ptx only: a field of a by-value parameter (CUTLASS Params), e.g.
                          --param 0+12:u32=4096; NAME may be the parameter's index
+  --param NAME[B]:T=V    .ptx only: an integer of the array a pointer parameter points to, at
+                         byte B (NAME+OFF[B]:T=V: through the pointer field at OFF;
+                         [*]: every element); a value the kernel never reads is noted
   --grid X,Y,Z           .ptx only: the grid (%nctaid; default one cluster)
   --cluster X,Y,Z        .ptx only: the cluster shape (default .reqnctapercluster, else 1;
                          a kernel that addresses another CTA: the ClusterShape in its

@@ -125,6 +125,14 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
     const shown = [...open].slice(0, 10).map(([k, e]) => `${key(k)}=${[...e.values].join('|')}${e.n > 1 ? ` (${e.n} elements)` : ''}`);
     out.push(`launch values not given (${open.size}): ${shown.join(', ')}${open.size > shown.length ? ', …' : ''}`);
   }
+  // a given value no launch point read is a typo or an element named by its index, not its byte offset
+  for (const k of facts.unread ?? []) {
+    if (!points.every((p) => p.facts.unread?.includes(k))) continue;
+    const array = /^(.*)\[\d+\]$/.exec(k)?.[1];
+    const siblings = array === undefined ? [] : [...new Set(points.flatMap((p) => p.facts.launch.map((l) => l.v.key)))].filter((x) => x.startsWith(`${array}[`));
+    const read = siblings.length > 0 ? `; of that array it read ${siblings.slice(0, 6).map(key).join(', ')}${siblings.length > 6 ? ', …' : ''} (an element is named by its byte offset)` : '';
+    out.push(`--param ${key(k)} was given, but the kernel read no such launch value at any launch point${read}`);
+  }
   if (facts.grid.some((g) => g > 1) || facts.cluster.some((c) => c > 1)) out.push(`grid ${facts.grid.join('×')}, cluster ${facts.cluster.join('×')}`);
   if (facts.clusterNote) out.push(facts.clusterNote);
   if (facts.defaultInt) out.push(`integer launch values not given are ${facts.defaultInt.value}, not 1: ${facts.defaultInt.why} (give them with --param)`);

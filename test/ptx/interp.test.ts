@@ -507,6 +507,18 @@ describe('values, memory and calls', () => {
       expect(roleText(lift({ body: scalar, params: '.param .u64 k_q' }, { params: new Map([['k_q[4]:u32', 2]]) }), 0)).toEqual([...round(0), ...round(1)]);
     });
 
+    it('says when a given element is one the kernel never reads: elements are named by byte offset, not by index', () => {
+      // the trip count is the element at byte 4; a user who means "element 1" and writes [1] is told so
+      const text = ptx({ body, params });
+      const notes = (given: string): readonly string[] => verifyPtx(text, { noSweep: true, params: new Map([[given, 3]]) }).notes ?? [];
+      expect(notes('k_args+8[1]:u32')).toContainEqual(
+        '--param k_args+8[1] was given, but the kernel read no such launch value at any launch point; of that array it read k_args+8[4] (an element is named by its byte offset)',
+      );
+      expect(notes('k_args+8[4]:u32').some((n) => n.includes('was given'))).toBe(false);
+      // every element given at once counts as read when any one is
+      expect(notes('k_args+8[*]:u32').some((n) => n.includes('was given'))).toBe(false);
+    });
+
     it('keeps an open pointer field null for the kernel\'s own checks and for arithmetic other than pointer ± integer', () => {
       // a null check skips the loop; the pointer truncated to 32 bits is 0, and so is its product
       const nullCheck = '\tsetp.eq.u64 %p3, %rd1, 0;\n\tcvt.u32.u64 %r12, %rd2;\n\tshl.b64 %rd3, %rd1, 1;\n\tsetp.ne.u64 %p4, %rd3, 0;\n\tor.b32 %r13, %r12, 0;\n\tsetp.ne.u32 %p5, %r13, 0;\n\tor.pred %p6, %p4, %p5;\n\t@%p6 trap;\n\t@%p3 bra $L_done;\n';

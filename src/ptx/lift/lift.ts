@@ -63,6 +63,8 @@ export interface LiftFacts {
   readonly clusterNote?: string;
   /** the CTAs of a multi-CTA cluster that issued no TMA copy and no wgmma while another did (idleCtas) */
   readonly idleCtas?: readonly number[];
+  /** launch values the user gave that this run never read (a field or an array element at an offset the kernel does not load) */
+  readonly unread?: readonly string[];
   /** the integers' default when it is not DEFAULT_INT, and why */
   readonly defaultInt?: { readonly value: bigint; readonly why: string };
   /** sizes of tensor copies by map, and how each was found */
@@ -364,12 +366,14 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') }));
   const warpgroups = warpgroupsOf(folded, named.map((r) => r.name), nw, (w) => trace.ctaOf[w] ?? 0);
   const idle = idleCtas(trace);
+  const unread = unreadGiven(given, trace.launch);
   const facts: LiftFacts = {
     launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) || (v.element !== undefined && given.has(wholeArray(v.key))) })),
     grid: trace.grid,
     cluster: trace.cluster,
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
     ...(idle.length > 0 ? { idleCtas: idle } : {}),
+    ...(unread.length > 0 ? { unread } : {}),
     ...(options.defaultInt ? { defaultInt: options.defaultInt } : {}),
     tma: sized.maps,
     tensorMaps: [...new Set(trace.warps.flatMap((w) => w.flatMap((e) => ((e.k === 'tma.load' || e.k === 'tma.store') && e.map !== undefined ? [e.map] : []))))],
@@ -470,4 +474,10 @@ function sameCopy(a: Copy, b: Copy): boolean {
 
 function sameCtas(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
   return (a ?? []).join(',') === (b ?? []).join(',');
+}
+
+/** The given launch values this run did not read; `[*]` counts as read when any element of its array was. */
+function unreadGiven(given: ReadonlyMap<string, bigint>, launch: LaunchValues): string[] {
+  const arrays = new Set([...launch.reads.keys()].filter((k) => k.endsWith(']')).map(wholeArray));
+  return [...given.keys()].filter((k) => !launch.reads.has(k) && !(k.endsWith('[*]') && arrays.has(k)));
 }
