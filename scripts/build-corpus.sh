@@ -125,6 +125,7 @@ cutlass_ex65_distributed|$SRC/cutlass/examples/65_distributed_gemm/65_distribute
 deepgemm_mqa_logits|$HERE/corpus/deepgemm_mqa_logits.cu|$DG_FLAGS
 deepgemm_paged_mqa_logits|$HERE/corpus/deepgemm_paged_mqa_logits.cu|$DG_FLAGS
 deepgemm_bmk_bnk_mn|$HERE/corpus/deepgemm_bmk_bnk_mn.cu|$DG_FLAGS
+deepgemm_hc_prenorm|$HERE/corpus/deepgemm_hc_prenorm.cu|$DG_FLAGS
 fa3_bwd_hdim96_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim96_bf16_sm90.cu|$FA3_BWD_FLAGS
 fa3_bwd_hdim192_bf16|$SRC/flash-attention/hopper/instantiations/flash_bwd_hdim192_bf16_sm90.cu|$FA3_BWD_FLAGS
 flashmla_sparse_prefill_k576|$FMLA/sm90/prefill/sparse/instantiations/phase1_k576.cu|$FMLA_FLAGS
