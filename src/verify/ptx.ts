@@ -128,8 +128,8 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   // a given value no launch point read is a typo or an element named by its index, not its byte offset
   for (const k of facts.unread ?? []) {
     if (!points.every((p) => p.facts.unread?.includes(k))) continue;
-    const array = /^(.*)\[\d+\]$/.exec(k)?.[1];
-    const siblings = array === undefined ? [] : [...new Set(points.flatMap((p) => p.facts.launch.map((l) => l.v.key)))].filter((x) => x.startsWith(`${array}[`));
+    const array = wholeArray(k);
+    const siblings = array === k ? [] : [...new Set(points.flatMap((p) => p.facts.launch.map((l) => l.v.key)))].filter((x) => wholeArray(x) === array);
     const read = siblings.length > 0 ? `; of that array it read ${siblings.slice(0, 6).map(key).join(', ')}${siblings.length > 6 ? ', …' : ''} (an element is named by its byte offset)` : '';
     out.push(`--param ${key(k)} was given, but the kernel read no such launch value at any launch point${read}`);
   }

@@ -478,6 +478,6 @@ function sameCtas(a: readonly number[] | undefined, b: readonly number[] | undef
 
 /** The given launch values this run did not read; `[*]` counts as read when any element of its array was. */
 function unreadGiven(given: ReadonlyMap<string, bigint>, launch: LaunchValues): string[] {
-  const arrays = new Set([...launch.reads.keys()].filter((k) => k.endsWith(']')).map(wholeArray));
+  const arrays = new Set([...launch.reads.keys()].map(wholeArray));
   return [...given.keys()].filter((k) => !launch.reads.has(k) && !(k.endsWith('[*]') && arrays.has(k)));
 }
