@@ -1,15 +1,21 @@
 // Pointers in by-value parameters the user did not give. Such a 64-bit field is null for the
 // kernel's own checks (CUTLASS's optional `ptr_C`, FA3's `cu_seqlens` tested against 0), exactly
-// as before, but it remembers which field it came from: the value is 0 plus a tag in bits 40–62
+// as before, but it remembers which field it came from: the value is 0 plus a tag in bits 36–63
 // that names the field. Address arithmetic (pointer ± integer) keeps the tag; every other use sees
 // the untagged number, so computations give what they gave with a plain 0. A global load through
 // a tagged address reads an element of an array the launch passes (FA3's varlen scheduler reads
 // `num_m_blocks_ptr[b]`): a launch value `params+68[4]`, not unknown data.
 import type { Scalar } from './values.ts';
 
-/** Bit 63 set, bit 62 clear: [2^63, 2^63 + 2^62) holds the tagged values. */
-const MARK = 1n << 63n;
-const TAG_SHIFT = 40n;
+/**
+ * Tagged values are [MARK, MARK + 2^58): bits 63–58 are 101011, the tag is bits 36–57 and the
+ * offset bits 0–35. A plain integer in that window would be misread as a tagged null, so the
+ * window avoids the round numbers kernels compute: Triton's Hopper warp specialization keeps a
+ * phase in the sign of a 64-bit counter stepped by 2^62, which passes through 2^63 (the old mark).
+ */
+const MARK = 0b101011n << 58n;
+const WINDOW = 1n << 58n;
+const TAG_SHIFT = 36n;
 const OFFSET_MASK = (1n << TAG_SHIFT) - 1n;
 /** Param index below 64, field offset below 65,536: 22 bits of tag. */
 const FIELD_BITS = 16n;
@@ -23,7 +29,7 @@ export function nullPointer(param: number, offset: number): bigint {
 }
 
 export function isTagged(x: Scalar): x is bigint {
-  return typeof x === 'bigint' && x >= MARK && x < MARK + (1n << 62n);
+  return typeof x === 'bigint' && x >= MARK && x < MARK + WINDOW;
 }
 
 /** The number a tagged value stands for (its offset from null); other values as they are. */
