@@ -76,15 +76,19 @@ function tmaInFlight(s: MachineState, slot: number): number {
 /**
  * Race check for a write to `slot` by an agent knowing `know`; the message, or undefined when ordered.
  * An `async` writer (a TMA copy) also needs a proxy fence after each generic access it follows.
+ * A generic write of `value` need not be ordered after a previous write of that same value: PTX
+ * does not require data-race freedom, and racing stores of the same data leave that data (the
+ * lifter tags a store only when it knows every byte it writes: docs/semantics.md).
  */
-export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async = false, writer?: number): string | undefined {
+export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async = false, writer?: number, value = NO_VALUE): string | undefined {
   const name = m.slotNames[slot] ?? `slot${slot}`;
   const t = tmaInFlight(s, slot);
   if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
   const reader = inFlightReader(m, s, slot, writer);
   if (reader) return `race on ${name}: ${what} while ${reader}`;
   const w = writeEvent(m, slot);
-  if (isPresent(s, w) && !has(know, w)) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
+  const sameData = value !== NO_VALUE && s.slotValue[slot] === value && s.slotGeneric[slot] !== 0;
+  if (isPresent(s, w) && !has(know, w) && !sameData) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
   for (let kind = 0; kind < READER_KINDS; kind++) {
     for (let r = 0; r < m.roles.length; r++) {
       const e = readEvent(m, slot, kind, r);

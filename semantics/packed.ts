@@ -441,10 +441,12 @@ export class PackedRules {
     return true;
   }
 
-  private checkWrite(know: number, slot: number, async: boolean): void {
+  /** `value`: a generic write's tag; one of the same data as the slot's last generic write needs no order after it (access.ts writeRace). */
+  private checkWrite(know: number, slot: number, async: boolean, value = NO_VALUE): void {
     if (this.tmaCovers(slot) || this.readInFlight(slot)) throw FALLBACK;
     const we = this.writeEvent(slot);
-    if (this.present(we) && !this.has(know, we)) throw FALLBACK;
+    const sameData = value !== NO_VALUE && this.w[this.L.slotValue + slot] === value && this.w[this.L.slotGeneric + slot] !== 0;
+    if (this.present(we) && !this.has(know, we) && !sameData) throw FALLBACK;
     for (let kind = 0; kind < READER_KINDS; kind++)
       for (let r = 0; r < this.L.roleCount; r++) {
         const e = this.readEvent(slot, kind, r);
@@ -763,7 +765,7 @@ export class PackedRules {
       case 'write': {
         const slot = this.resolve(instr, r, 0);
         const value = this.arg(instr, r, 0);
-        this.checkWrite(know, slot, false);
+        this.checkWrite(know, slot, false, value);
         this.doWrite(slot, value, this.genericMarks[r]!, know);
         break;
       }

@@ -32,7 +32,7 @@ const write: OpRules = {
     if (slot === undefined || value === undefined) return;
     const { s, m, r } = ctx;
     const know = s.hb.roles[r] ?? [];
-    const race = writeRace(m, s, know, slot, `write by ${m.roles[r]?.name}`, false, r);
+    const race = writeRace(m, s, know, slot, `write by ${m.roles[r]?.name}`, false, r, value);
     if (race) return fail(ctx, 'race', race);
     doWrite(m, s, slot, value, genericMark(m, r), know);
   },

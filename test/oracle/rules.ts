@@ -206,11 +206,13 @@ function asyncReading(s: OState, slot: number): boolean {
     rs.mma.some((g) => !g.retired && g.slots.includes(slot)) || rs.store.some((g) => !g.retired && g.slots.includes(slot)));
 }
 
-function checkWrite(s: OState, slot: number, clock: Clock, async = false): void {
+function checkWrite(s: OState, slot: number, clock: Clock, async = false, value?: number): void {
   const sl = s.slots[slot]!;
   if (s.tma.some((t) => slot >= t.slot && slot < t.slot + t.span)) throw new Fail('race', 'write while a copy lands');
   if (asyncReading(s, slot)) throw new Fail('race', 'write while an async read is outstanding');
-  if (sl.write && !knows(clock, sl.write)) throw new Fail('race', 'write after write');
+  // two generic stores of the same data need no order (PTX does not require data-race freedom)
+  const sameData = value !== undefined && sl.generic && sl.value === value;
+  if (sl.write && !knows(clock, sl.write) && !sameData) throw new Fail('race', 'write after write');
   for (const e of Object.values(sl.reads)) if (!knows(clock, e)) throw new Fail('race', 'write after read');
   if (!async) return;
   if (sl.write && sl.generic && !Object.values(sl.fences).some((f) => knows(clock, f))) throw new Fail('race', 'async write without proxy fence');
@@ -539,7 +541,7 @@ function runOp(w: World, s: OState, r: number): void {
     case 'write': {
       const slot = slotOf(w, op.target, env);
       const v = value(w, op.value, env);
-      checkWrite(s, slot, rs.clock);
+      checkWrite(s, slot, rs.clock, false, v);
       write(s, slot, v, true, here(rs, r));
       break;
     }

@@ -329,7 +329,8 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   };
   const cutAndFold = (writerGroup?: (warp: number) => string): { res: ResourceMap; folded: FoldedRole[] } => {
     const res = buildResources(prologue.warps, trace.ctaOf, ctas, layout, prologue.declared, hints.buffers, writerGroup);
-    const perWarp = prologue.warps.map((events, i) => ({ warp: i, ops: warpOps(events, res, layout, trace.blockThreads, trace.ctaOf[i] ?? 0, ctas) }));
+    const dataTags = new Map<string, number>();
+    const perWarp = prologue.warps.map((events, i) => ({ warp: i, ops: warpOps(events, res, layout, trace.blockThreads, trace.ctaOf[i] ?? 0, ctas, dataTags) }));
     const folded = foldWarps(perWarp, (warps, lines) => {
       const hinted = hintedRole(hints, lines);
       const cta = trace.ctaOf[warps[0] ?? 0] ?? 0;

@@ -68,7 +68,23 @@ function tokenNames(events: readonly WarpEvent[]): Map<number, string> {
   return names;
 }
 
-export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: SmemLayout, blockThreads: number, cta: number, ctas: number): WarpOp[] {
+/**
+ * A write whose every byte and value is known gets a value tag, one per distinct content
+ * (`tags`, shared by all warps of a lift): the semantics does not order two writes of the same
+ * tag (docs/semantics.md), as the warps of a warpgroup all storing Triton's warp-specialize state
+ * word need not be. A write of unknown data keeps no tag and is ordered as before.
+ */
+function tagKnownData(ops: WarpOp[], tags: Map<string, number>): WarpOp[] {
+  return ops.map((o) => {
+    if (o.op.kind !== 'write' || !o.bytes || o.bytes.some((b) => b.data === undefined)) return o;
+    const content = o.bytes.map((b) => `${b.cta}:${b.data}`).sort().join(';');
+    let tag = tags.get(content);
+    if (tag === undefined) tags.set(content, (tag = tags.size + 1));
+    return { ...o, op: { ...o.op, value: num(tag) } };
+  });
+}
+
+export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: SmemLayout, blockThreads: number, cta: number, ctas: number, tags: Map<string, number> = new Map()): WarpOp[] {
   const out: WarpOp[] = [];
   const local = (op: Op, loc: Loc): void => {
     out.push({ op, loc, collective: false });
@@ -173,7 +189,7 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
         break;
     }
   }
-  return out;
+  return tagKnownData(out, tags);
 }
 
 /** Consecutive slots of one buffer merged: the first slot, how many, and their bytes together. */
