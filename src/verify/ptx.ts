@@ -137,7 +137,7 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   if (facts.clusterNote) out.push(facts.clusterNote);
   if (facts.defaultInt) out.push(`integer launch values not given are ${facts.defaultInt.value}, not 1: ${facts.defaultInt.why} (give them with --param)`);
   for (const m of facts.tma)
-    out.push(m.how === 'given' ? `TMA box of ${key(m.map)}: ${m.bytes} bytes, as given (--tma-box, --ttgir or --triton-cache)` : `TMA box of ${key(m.map)}: ${m.bytes} bytes, inferred from the ${m.how}${m.at ? ` at ${m.at}` : ''} (give --tma-box ${key(m.map)}=BYTES)`);
+    out.push(m.how === 'given' ? `TMA box of ${key(m.map)}: ${m.bytes} bytes, as given (--tma-box, --ttgir or --triton-cache)` : m.how === 'descriptor' ? `TMA box of ${key(m.map)}: ${m.bytes} bytes, from the descriptor the kernel builds (tensormap.replace of its rank, box and element type)` : `TMA box of ${key(m.map)}: ${m.bytes} bytes, inferred from the ${m.how}${m.at ? ` at ${m.at}` : ''} (give --tma-box ${key(m.map)}=BYTES)`);
   for (const t of facts.assumedTx ?? []) out.push(`expect_tx at line${t.lines.length > 1 ? 's' : ''} ${t.lines.join(', ')}: its byte count ${t.from === 'a launch value' ? 'comes from a launch value' : `is launch value ${key(t.from)}`}, taken as ${t.bytes} (what its copies deliver), so that expect_tx is not checked`);
   for (const c of facts.counters ?? [])
     out.push(
@@ -159,7 +159,7 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   if (updates.length > 0) {
     const shown = updates.length > 8 ? `${updates.slice(0, 8).join(', ')}, …` : updates.join(', ');
     out.push(
-      `tensormap.* at line${updates.length > 1 ? 's' : ''} ${shown}: the kernel rewrites TMA descriptors in global memory; their staging in shared memory is checked as writes and reads, but which descriptor a copy uses, and the tensormap proxy fences, are not modelled: each copy is taken to use the descriptor meant for it`,
+      `tensormap.* at line${updates.length > 1 ? 's' : ''} ${shown}: the kernel rewrites TMA descriptors in global memory; their staging in shared memory is checked as writes and reads, and a box the kernel sets in full is the box of the copies through that descriptor, but the tensormap proxy fences are not modelled: each copy is taken to use the descriptor meant for it`,
     );
   }
   const polled = facts.polled ?? [];

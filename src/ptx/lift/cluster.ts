@@ -13,6 +13,7 @@
 // a stage two phases ahead of a warp of its own warpgroup, which then hangs on a parity whose
 // phase has passed (FlashAttention-3's forward kernel on a 2×1 cluster, under a scheduler that
 // lets other warps go first at a try_wait: a hang of the run that no hardware schedule has).
+import type { WrittenBox } from './descriptors.ts';
 import type { Loc } from '../../ir/program.ts';
 import type { WarpEvent } from './events.ts';
 import type { FlatFunction } from './flatten.ts';
@@ -44,8 +45,10 @@ export interface ClusterRun {
   readonly forced: number;
   /** every warp ran to its end (false: a hang no forced wait resolved; the blocked waits are the last events) */
   readonly complete: boolean;
-  /** lines of the tensormap.* instructions that ran (descriptor updates the model does not follow) */
+  /** lines of the tensormap.* instructions that ran (in-kernel descriptor updates) */
   readonly descriptorUpdates: readonly number[];
+  /** box bytes by map key, for the descriptors the kernel built in full itself (descriptors.ts) */
+  readonly descriptorBoxes: ReadonlyMap<string, WrittenBox>;
   /** lines of test_wait that returned false at least once (a polling kernel: one schedule's outcomes) */
   readonly polled: readonly number[];
   /** lines of a try_wait not in a spin loop: its false first try let the kernel go on (a token) */
@@ -72,9 +75,10 @@ export function runCluster(
   const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
   // what the run recorded, however it ended: each warp's events, and the descriptor updates it ran
-  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'polled' | 'triedFalse'> => ({
+  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'descriptorBoxes' | 'polled' | 'triedFalse'> => ({
     warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })),
     descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b),
+    descriptorBoxes: sim.descriptors.boxes(),
     polled: [...sim.polled].sort((a, b) => a - b),
     triedFalse: [...sim.triedFalse].filter((line) => !sim.spunOn.has(line)).sort((a, b) => a - b),
   });

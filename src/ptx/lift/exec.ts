@@ -12,7 +12,8 @@ import type { Arg, FlatInstr } from './flatten.ts';
 import { opType, stateSpace, typeBytes, type Opcode } from './opcode.ts';
 import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
-import { isLanes, laneOf, plusOffset, SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
+import { mapKey } from './descriptors.ts';
+import { firstLane, isLanes, laneOf, plusOffset, SHARED_GENERIC_BASE, SHARED_WINDOW, SymAddr, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 
 /** Operand i of an instruction (a plain function: this runs for every instruction executed). */
 function operand(w: WarpInterp, fr: Frame, a: readonly (Arg | undefined)[], i: number): Val {
@@ -114,16 +115,37 @@ export function execInstr(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
 }
 
 /**
- * In-kernel TMA descriptor updates (CUTLASS grouped GEMM): `tensormap.replace` rewrites a field of
- * a 128-byte descriptor, here staged in shared memory (a write of it), and `tensormap.cp_fenceproxy`
- * copies it to global memory (a read of it). Which descriptor a later copy uses is not followed:
- * the lines are kept for the report.
+ * In-kernel TMA descriptor updates (Triton's device-side descriptors, CUTLASS grouped GEMM):
+ * `tensormap.replace` rewrites a field of a 128-byte descriptor, here staged in shared memory (a
+ * write of it), and `tensormap.cp_fenceproxy` copies it to global memory (a read of it). The
+ * fields that give the box are followed (descriptors.ts); the lines are kept for the report.
  */
 function descriptorUpdate(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   w.sim.descriptorUpdates.add(ins.loc.line);
-  const [first, second] = ins.args;
-  if (ins.op.parts[0] === 'replace' && first && classify(ins.op, w.address(fr, first)) === 'shared') smemRange(w, fr, ins, m, first, 128, 'write');
-  else if (ins.op.parts[0] === 'cp_fenceproxy' && second) smemRange(w, fr, ins, m, second, 128, 'read');
+  const [first, second, third] = ins.args;
+  const lane = firstLane(m);
+  // where a descriptor is staged: `cta:address` in shared memory, its map key in global memory
+  const where = (arg: Arg, shared: boolean): string | undefined => {
+    const v = laneOf(w.address(fr, arg), lane);
+    if (!shared) return mapKey(w, v);
+    return typeof v === 'bigint' ? `${w.cta}:${v}` : undefined;
+  };
+  const known = (arg: Arg | undefined): number | undefined => {
+    const v = arg ? laneOf(w.read(fr, arg), lane) : undefined;
+    return typeof v === 'bigint' ? Number(v) : undefined;
+  };
+  if (ins.op.parts[0] === 'replace' && first) {
+    const field = ins.op.parts[2] ?? '';
+    const at = where(first, classify(ins.op, w.address(fr, first)) === 'shared');
+    const ordinal = ['box_dim', 'global_dim', 'global_stride', 'element_stride'].includes(field);
+    if (at !== undefined) w.sim.descriptors.set(at, ordinal ? `${field}${known(second) ?? '?'}` : field, known(ordinal ? third : second));
+    if (classify(ins.op, w.address(fr, first)) === 'shared') smemRange(w, fr, ins, m, first, 128, 'write');
+  } else if (ins.op.parts[0] === 'cp_fenceproxy' && first && second) {
+    const from = where(second, true); // the source of cp_fenceproxy is always shared::cta
+    const to = mapKey(w, laneOf(w.address(fr, first), lane));
+    if (from !== undefined && to !== undefined) w.sim.descriptors.publish(from, to, ins.loc.line);
+    smemRange(w, fr, ins, m, second, 128, 'read');
+  }
 }
 
 /** execInstr's "handled, nothing to wait for" (a separate function keeps the switch readable). */

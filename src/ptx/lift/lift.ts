@@ -71,7 +71,7 @@ export interface LiftFacts {
   readonly tma: readonly SizedMap[];
   /** every tensor map a copy or a store of the run went through */
   readonly tensorMaps: readonly string[];
-  /** lines of in-kernel TMA descriptor updates (tensormap.*) that ran: which descriptor a copy uses is not followed */
+  /** lines of in-kernel TMA descriptor updates (tensormap.*) that ran: the boxes they set in full are followed (descriptors.ts), the tensormap proxy fences are not */
   readonly descriptorUpdates?: readonly number[];
   /** lines of test_wait the kernel polls (returned false at least once): the run followed one schedule's outcomes */
   readonly polled?: readonly number[];
@@ -315,7 +315,12 @@ export function traceKernel(module: PtxModule, options: LiftOptions = {}): Kerne
 /** The Program of a trace: resources and roles (per CTA of the cluster). */
 export function programOfTrace(module: PtxModule, trace: KernelTrace, options: LiftOptions): { program: Program; facts: LiftFacts } {
   const layout = trace.layout;
-  const sized = sizeTensorCopies(trace.warps, layout, { ...(options.tmaBytes !== undefined ? { all: options.tmaBytes } : {}), ...(options.tmaBoxes ? { boxes: resolveBoxKeys(trace.kernel, options.tmaBoxes) } : {}) });
+  const written = new Map([...trace.run.descriptorBoxes].map(([k, b]) => [k, b.bytes]));
+  const sized = sizeTensorCopies(trace.warps, layout, {
+    ...(options.tmaBytes !== undefined ? { all: options.tmaBytes } : {}),
+    ...(options.tmaBoxes ? { boxes: resolveBoxKeys(trace.kernel, options.tmaBoxes) } : {}),
+    ...(written.size > 0 ? { written } : {}),
+  });
   const tx = assumeLaunchTx(sized.warps);
   const merged = tx.warps.map(mergeConsecutiveCopies);
   const ctas = trace.cluster[0] * trace.cluster[1] * trace.cluster[2];

@@ -5,6 +5,7 @@
 // barrier. Asynchronous units complete at once here (a TMA copy lands when issued): only the
 // recorded events, not this schedule, go to the model checker, which explores every interleaving.
 import { WARP, type Val } from './values.ts';
+import { KernelDescriptors } from './descriptors.ts';
 
 export interface Mbar {
   phase: number;
@@ -137,6 +138,8 @@ export class ClusterSync {
   readonly endedWarps = new Set<string>();
   /** lines of tensormap.* instructions run: in-kernel TMA descriptor updates, reported as assumed */
   readonly descriptorUpdates = new Set<number>();
+  /** the descriptors the kernel builds itself, and the boxes they give its copies */
+  readonly descriptors = new KernelDescriptors();
   /** lines of test_wait that returned false at least once: the kernel polls, and the run followed one schedule's outcomes */
   readonly polled = new Set<number>();
   /** lines of try_wait whose first try at a phase returned false */

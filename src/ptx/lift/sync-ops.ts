@@ -14,7 +14,7 @@ import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import { launchSource } from './launch-slice.ts';
 import { resultRead } from './value-uses.ts';
-import { isTagged, taggedField } from './launch-pointers.ts';
+import { mapKey } from './descriptors.ts';
 import { firstLane, isLanes, laneOf, popcount, SymAddr, Token, UNINIT, Unknown, WARP, type Scalar, type Val } from './values.ts';
 
 /** What a warp waits for. */
@@ -334,19 +334,6 @@ function bytesOf(w: WarpInterp, x: Scalar, ins: FlatInstr): number {
   const n = w.known(x, 'the byte count', ins);
   if (n <= 0 || n > MAX_SMEM) w.unsupported(`'${ins.op.text}' at line ${ins.loc.line} copies ${n} bytes, which cannot be in shared memory (at most ${MAX_SMEM})`, ins.loc);
   return n;
-}
-
-/** Identity of a tensor map operand (the address of the CUtensorMap). */
-function mapKey(w: WarpInterp, x: Scalar): string | undefined {
-  if (x instanceof SymAddr) return `${x.base.replace(/^f\d+:/, '').replace(/^ptr:/, '')}+${x.offset}`;
-  // a descriptor in global memory behind a pointer field left open (CUTLASS grouped GEMM's
-  // per-group descriptors in its workspace): named as that array's element, as launch values are
-  if (typeof x === 'bigint' && isTagged(x)) {
-    const { param, field, offset } = taggedField(x);
-    return `${w.launch.paramName(param)}+${field}[${offset}]`;
-  }
-  if (typeof x === 'bigint') return String(x);
-  return undefined;
 }
 
 function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {

@@ -3,6 +3,8 @@
 // through one map move the same bytes. In order:
 //  1. given: `--tma-bytes N` (every map) or `--tma-box MAP=ROWSxCOLSxBYTES` (one map), or the
 //     compiler's metadata (Triton's tensor descriptors);
+//     the descriptor: a map the kernel builds itself with `tensormap.replace` of its rank, box
+//     dimensions and element type (descriptors.ts; Triton's device-side descriptors);
 //  2. the footprint: the consumers' reads of the destination (wgmma descriptors, loads, TMA
 //     stores of bytes no thread wrote), from the copy's destination up to the next barrier,
 //     variable boundary or destination of another copy of its map or on a barrier its map signals;
@@ -23,7 +25,7 @@ type TmaLoad = Extract<WarpEvent, { k: 'tma.load' }>;
 type TmaStore = Extract<WarpEvent, { k: 'tma.store' }>;
 
 /** How a box size was found, strongest evidence first: the order the rules below are tried in. */
-export const SIZE_SOURCES = ['given', 'footprint', 'ring stride', 'expect_tx', 'gap'] as const;
+export const SIZE_SOURCES = ['given', 'descriptor', 'footprint', 'ring stride', 'expect_tx', 'gap'] as const;
 export type SizeSource = (typeof SIZE_SOURCES)[number];
 
 export interface SizedMap {
@@ -40,6 +42,8 @@ export interface SizingOptions {
   readonly all?: number;
   /** bytes by map: the map's key (`NAME+OFFSET` or `NAME`) */
   readonly boxes?: ReadonlyMap<string, number>;
+  /** bytes by map key, of the descriptors the kernel wrote itself */
+  readonly written?: ReadonlyMap<string, number>;
 }
 
 function keyOf(e: TmaLoad | TmaStore): string {
@@ -213,8 +217,10 @@ function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly Tm
   for (const e of unsized) {
     const key = keyOf(e);
     const box = options.boxes?.get(key) ?? options.boxes?.get(key.replace(/\+0$/, ''));
+    const written = options.written?.get(key);
     if (box !== undefined) set(key, box, 'given');
     else if (options.all !== undefined) set(key, options.all, 'given');
+    else if (written !== undefined) set(key, written, 'descriptor');
   }
 
   // what bounds a copy: the next thing placed in shared memory above its destination
@@ -393,7 +399,7 @@ function sizeStores(warps: readonly (readonly WarpEvent[])[], options: SizingOpt
       const given = options.boxes?.get(key) ?? options.boxes?.get(key.replace(/\+0$/, ''));
       const staged = stagedEnd(e.src);
       const end = staged === undefined ? undefined : Math.min(staged, caps.get(key)?.(e.src) ?? Infinity);
-      const bytes = given ?? (end !== undefined ? end - e.src : undefined);
+      const bytes = given ?? options.written?.get(key) ?? (end !== undefined ? end - e.src : undefined);
       return bytes !== undefined && bytes > 0 ? { ...e, bytes } : e;
     }),
   );
