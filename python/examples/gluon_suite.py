@@ -61,20 +61,22 @@ def cases():
 # ---------------------------------------------------------------- child: build, run RUNS times, report
 
 
-def child(case):
+def child(case, builder=None, out=None):
+    """Build CASE, run it RUNS times, print its RESULT line (another suite passes its own builder and folder)."""
     import torch
     import triton
     import arefcheck_triton as ac
 
     torch.manual_seed(0)
-    launch, check = build(case, torch, triton)
+    out = out or OUT
+    launch, check = (builder or build)(case, torch, triton)
     runs = []
     compiled = None
     for _ in range(RUNS):
         inputs = launch.fresh()
         compiled = launch.go(inputs)
         if len(runs) == 0:
-            ac.save(compiled, OUT / case)  # saved before waiting: a hung kernel's PTX is kept too
+            ac.save(compiled, out / case)  # saved before waiting: a hung kernel's PTX is kept too
         done = torch.cuda.Event()
         done.record()
         t0 = time.time()
@@ -186,12 +188,13 @@ def build_triton(case, torch, triton):
 # ---------------------------------------------------------------- parent: one child per case, 4 at a time
 
 
-def run_case(case):
+def run_case(case, script=__file__, out=None):
+    out = out or OUT
     t0 = time.time()
     try:
-        r = subprocess.run([sys.executable, __file__, "--child", case], capture_output=True, text=True, timeout=CHILD_S,
+        r = subprocess.run([sys.executable, script, "--child", case], capture_output=True, text=True, timeout=CHILD_S,
                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        (OUT / f"{case}.log").write_text(r.stdout + r.stderr)
+        (out / f"{case}.log").write_text(r.stdout + r.stderr)
         line = next((ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if line:
             runs = json.loads(line[7:])["runs"]
@@ -216,22 +219,23 @@ def summary(runs):
     return "right"
 
 
-def main():
-    OUT.mkdir(parents=True, exist_ok=True)
+def main(all_cases=cases, script=__file__, out=None):
+    out = out or OUT
+    out.mkdir(parents=True, exist_ok=True)
     only = sys.argv[1:]
-    todo = [c for c in cases() if not only or any(o in c for o in only)]
+    todo = [c for c in all_cases() if not only or any(o in c for o in only)]
     rows = []
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for case, runs, secs in pool.map(run_case, todo):
+        for case, runs, secs in pool.map(lambda c: run_case(c, script, out), todo):
             rows.append((case, summary(runs), " | ".join(runs), f"{secs:.1f}"))
             print(f"{case:40s} {rows[-1][1]:8s} {rows[-1][2][:90]}", flush=True)
-    with open(OUT / "results.csv", "w", newline="") as f:
+    with open(out / "results.csv", "w", newline="") as f:
         wr = csv.writer(f)
         wr.writerow(["case", "hardware", "runs", "seconds"])
         wr.writerows(rows)
     import torch
     import triton
-    (OUT / "machine.txt").write_text(f"torch {torch.__version__}, triton {triton.__version__}, {torch.cuda.get_device_name()}, runs per case {RUNS}\n")
+    (out / "machine.txt").write_text(f"torch {torch.__version__}, triton {triton.__version__}, {torch.cuda.get_device_name()}, runs per case {RUNS}\n")
 
 
 if __name__ == "__main__":

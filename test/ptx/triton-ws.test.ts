@@ -1,0 +1,84 @@
+// Synchronization Triton 3.6 writes itself, run on an H200 (python/examples/triton_ws_suite.py;
+// traces/gpu/triton-ws/): the software-pipelined attention forward (full and causal) and Hopper
+// automatic warp specialization (`tl.range(..., warp_specialize=True)`) of a GEMM, a persistent
+// GEMM and the attention forward. None of these kernels was tuned on. Every warp-specialized kernel
+// initialises barriers nobody uses, again and again, on one address (a double init, UB by PTX
+// §9.7.13.15.9); two of them computed NaN, and with those inits dropped (triton_ws_patch.py) every
+// one computed right and every one verifies.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { verifyPtx } from '../../src/api.ts';
+import { ROOT, deadInitLines, dropLines, patchRuns, readPtx, tritonCases } from './triton-ws-cases.ts';
+
+const cases = tritonCases();
+const hardware = new Map(cases.map((c) => [c.name, c.hardware]));
+const patched = patchRuns();
+
+describe('the GPU run', () => {
+  it('recorded every case; warp specialization happened where it was asked for, and two of those kernels computed NaN', () => {
+    expect(cases.length).toBe(19);
+    for (const c of cases) expect(c.specialized, c.name).toBe(c.name.includes('ws_'));
+    expect(cases.filter((c) => c.hardware !== 'right').map((c) => c.name)).toEqual(['attnws_full_d64_128x64_w4_s3', 'attnws_full_d128_128x64_w4_s3']);
+  });
+
+  it('dropping the dead inits made the NaN go away, and broke no kernel that was right', () => {
+    for (const c of cases.filter((x) => x.specialized)) {
+      const runs = patched.get(c.name);
+      expect(runs?.get('control')?.every((r) => r === 'right'), c.name).toBe(c.hardware === 'right');
+      expect(runs?.get('drop'), c.name).toEqual(['right', 'right', 'right']);
+    }
+  });
+});
+
+describe('pipelined attention verifies (no false alarm)', () => {
+  it.each(['attn_causal_d64_128x64_w4_s3', 'attn_causal_d128_64x64_w4_s4', 'attn_full_d128_128x64_w8_s3'])('%s', (name) => {
+    expect(hardware.get(name)).toBe('right');
+    const report = verifyPtx(readPtx(name), { file: `${name}.ptx`, maxMs: 60_000 });
+    expect(report.verdict, report.violations[0]?.message ?? report.limit?.message).toBe('verified');
+  }, 120_000);
+});
+
+describe('Hopper warp specialization initialises dead barriers on one address again and again', () => {
+  it.each(['mmws_128x128x64_s2', 'mmws_persistent_128x128x64_s3', 'attnws_full_d64_128x64_w4_s3'])('%s: found', (name) => {
+    const ptx = readPtx(name);
+    const report = verifyPtx(ptx, { file: `${name}.ptx`, maxMs: 60_000, stopAtFirst: true });
+    expect(report.verdict).toBe('violation');
+    const v = report.violations[0]!;
+    expect(v.kind).toBe('protocol');
+    expect(v.message).toMatch(/init of smem_0\[[0-2]\], which is already initialised \(double init\)/);
+    // the PTX says so too: the init the trace ends at names the register of an init before it,
+    // with no mbarrier.inval of it in between
+    const lines = ptx.split('\n');
+    const last = v.trace.at(-1)?.loc?.line ?? 0;
+    const reg = /mbarrier\.init\.shared::cta\.b64 \[(%r\d+)\]/.exec(lines[last - 1] ?? '')?.[1];
+    expect(reg, `line ${last}: ${lines[last - 1]}`).toBeDefined();
+    const earlier = lines.slice(0, last - 1).findIndex((l) => l.includes(`mbarrier.init.shared::cta.b64 [${reg}]`));
+    expect(earlier).toBeGreaterThan(0);
+    expect(lines.slice(earlier, last - 1).some((l) => l.includes('mbarrier.inval') && l.includes(`[${reg}]`))).toBe(false);
+    expect(deadInitLines(ptx)).toContain(last);
+  }, 120_000);
+
+  it.each(['attnws_full_d64_128x64_w4_s3', 'attnws_full_d64_128x64_w4_s2', 'mmws_64x128x64_s3'])('%s with its dead inits dropped: verified, as the GPU computed', (name) => {
+    const ptx = readPtx(name);
+    const report = verifyPtx(dropLines(ptx, deadInitLines(ptx)), { file: `${name}.ptx`, maxMs: 60_000 });
+    expect(report.verdict, report.violations[0]?.message ?? report.limit?.message).toBe('verified');
+    // every copy's box comes from the descriptor the kernel builds (tensormap.replace), none inferred
+    const boxes = (report.notes ?? []).filter((n) => n.startsWith('TMA box'));
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const n of boxes) expect(n).toMatch(/from the descriptor the kernel builds/);
+  }, 120_000);
+});
+
+describe('docs/gpu.md', () => {
+  it('shows every case with what the hardware did and the verdict arefcheck gives', () => {
+    const doc = readFileSync(join(ROOT, 'docs/gpu.md'), 'utf8');
+    for (const c of cases) {
+      const row = doc.split('\n').find((l) => l.startsWith(`| ${c.name} |`));
+      expect(row, c.name).toBeDefined();
+      expect(row).toContain(`| ${c.specialized ? 'yes' : 'no'} | ${c.hardware} | ${c.specialized ? 'violation' : 'verified'} |`);
+      // the edited PTX: verified here, and right on the GPU
+      if (c.specialized) expect(row).toMatch(/\| verified \| +\| [\d,]+ \| [\d.]+ \| right \|$/);
+    }
+  });
+});
