@@ -1,6 +1,7 @@
 // Verifying a PTX kernel: lift it at the launch values of a bounded sweep (the caller's, defaults
 // for the rest, the depth-driving values raised — ptx/lift/sweep.ts), check each lifted program,
 // and report the worst verdict with what it covers and what the lifter assumed.
+import { deadBarrierNote } from './dead-barriers.ts';
 import { InputError } from '../diag.ts';
 import { forEachOp, type Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
@@ -94,7 +95,8 @@ function combine(worst: Report, all: readonly Report[], points: readonly LaunchP
   const verdicts = points.length > 1 ? [`verdict by launch: ${points.map((p, i) => `${p.label}: ${all[i]?.verdict ?? '?'}`).join('; ')}`] : [];
   const idle = idleNote(points, kernel);
   const idleCta = idleCtaNote(at);
-  const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...(idle ? [idle] : []), ...(idleCta ? [idleCta] : []), ...verdicts];
+  const dead = deadBarrierNote(at.program);
+  const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...(idle ? [idle] : []), ...(idleCta ? [idleCta] : []), ...(dead ? [dead] : []), ...verdicts];
   const scope =
     points.length > 1
       ? `for ${points.length} launch assignments (a bounded sweep, not every launch)`

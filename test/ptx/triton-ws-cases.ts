@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { liftPtx } from '../../src/api.ts';
-import type { Stmt } from '../../src/ir/program.ts';
+import { deadBarriers } from '../../src/verify/dead-barriers.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const FIXTURES = join(ROOT, 'test/ptx/fixtures/triton-ws');
@@ -40,33 +40,13 @@ export function patchRuns(): Map<string, Map<string, string[]>> {
   return out;
 }
 
-function walk(stmts: readonly Stmt[], visit: (s: Extract<Stmt, { kind: 'op' }>) => void): void {
-  for (const s of stmts) {
-    if (s.kind === 'op') visit(s);
-    else if (s.kind === 'for') walk(s.body, visit);
-    else if (s.kind === 'if') (walk(s.then, visit), walk(s.else, visit));
-  }
-}
-
 /**
  * The PTX lines of every `init` of a barrier array nothing but `init` touches (no wait, arrive or
  * copy): the dead barriers whose repeated inits the checker reports. Sorted.
  */
 export function deadInitLines(ptx: string): number[] {
   const [lifted] = liftPtx(ptx, { file: 'k.ptx' });
-  const inits = new Map<string, number[]>();
-  const used = new Set<string>();
-  for (const role of lifted?.program.roles ?? []) {
-    walk(role.body, (s) => {
-      const op = s.op;
-      const bars = [('target' in op ? op.target : undefined), ('barrier' in op ? op.barrier : undefined)].filter((r) => r !== undefined);
-      for (const b of bars) {
-        if (op.kind === 'init') inits.set(b.name, [...(inits.get(b.name) ?? []), s.loc?.line ?? 0]);
-        else used.add(b.name);
-      }
-    });
-  }
-  return [...inits].filter(([name]) => !used.has(name)).flatMap(([, lines]) => lines).sort((a, b) => a - b);
+  return lifted ? deadBarriers(lifted.program).flatMap((d) => d.lines).sort((a, b) => a - b) : [];
 }
 
 /** The PTX with those lines commented out (the `drop` variant of triton_ws_patch.py). */

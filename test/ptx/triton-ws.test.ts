@@ -36,6 +36,7 @@ describe('pipelined attention verifies (no false alarm)', () => {
     expect(hardware.get(name)).toBe('right');
     const report = verifyPtx(readPtx(name), { file: `${name}.ptx`, maxMs: 60_000 });
     expect(report.verdict, report.violations[0]?.message ?? report.limit?.message).toBe('verified');
+    expect((report.notes ?? []).some((n) => n.startsWith('barriers only ever initialised'))).toBe(false);
   }, 120_000);
 });
 
@@ -57,6 +58,8 @@ describe('Hopper warp specialization initialises dead barriers on one address ag
     expect(earlier).toBeGreaterThan(0);
     expect(lines.slice(earlier, last - 1).some((l) => l.includes('mbarrier.inval') && l.includes(`[${reg}]`))).toBe(false);
     expect(deadInitLines(ptx)).toContain(last);
+    // and the report names those barriers
+    expect((report.notes ?? []).find((n) => n.startsWith('barriers only ever initialised'))).toMatch(/: smem_0 \(\d+ inits, lines /);
   }, 120_000);
 
   it.each(['attnws_full_d64_128x64_w4_s3', 'attnws_full_d64_128x64_w4_s2', 'mmws_64x128x64_s3'])('%s with its dead inits dropped: verified, as the GPU computed', (name) => {
