@@ -87,8 +87,8 @@ export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: nu
   const reader = inFlightReader(m, s, slot, writer);
   if (reader) return `race on ${name}: ${what} while ${reader}`;
   const w = writeEvent(m, slot);
-  const sameData = value !== NO_VALUE && s.slotValue[slot] === value && s.slotGeneric[slot] !== 0;
-  if (isPresent(s, w) && !has(know, w) && !sameData) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
+  const sameData = (): boolean => value !== NO_VALUE && s.slotValue[slot] === value && s.slotGeneric[slot] !== 0;
+  if (isPresent(s, w) && !has(know, w) && !sameData()) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
   for (let kind = 0; kind < READER_KINDS; kind++) {
     for (let r = 0; r < m.roles.length; r++) {
       const e = readEvent(m, slot, kind, r);

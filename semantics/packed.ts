@@ -445,8 +445,7 @@ export class PackedRules {
   private checkWrite(know: number, slot: number, async: boolean, value = NO_VALUE): void {
     if (this.tmaCovers(slot) || this.readInFlight(slot)) throw FALLBACK;
     const we = this.writeEvent(slot);
-    const sameData = value !== NO_VALUE && this.w[this.L.slotValue + slot] === value && this.w[this.L.slotGeneric + slot] !== 0;
-    if (this.present(we) && !this.has(know, we) && !sameData) throw FALLBACK;
+    if (this.present(we) && !this.has(know, we) && !(value !== NO_VALUE && this.w[this.L.slotValue + slot] === value && this.w[this.L.slotGeneric + slot] !== 0)) throw FALLBACK;
     for (let kind = 0; kind < READER_KINDS; kind++)
       for (let r = 0; r < this.L.roleCount; r++) {
         const e = this.readEvent(slot, kind, r);

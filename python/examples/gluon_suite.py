@@ -103,6 +103,20 @@ class Launch:
         self.fresh, self.go = fresh, go
 
 
+def gemm_inputs(torch, M, N, K):
+    """fresh() of a GEMM case: fp16 A (M x K) and B (N x K), and C (M x N) poisoned with NaN."""
+    def fresh():
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+        return a, b, torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    return fresh
+
+
+def gemm_check(torch):
+    """check() of a GEMM case: C against A @ B^T in fp32."""
+    return lambda io: rel_err(torch, io[2], io[0].float() @ io[1].float().T)
+
+
 def rel_err(torch, out, ref):
     if torch.isnan(out).any():
         return "wrong: NaN (unwritten or garbage)"
@@ -121,7 +135,7 @@ def build(case, torch, triton):
     bug = int(bug)
     sl = lambda shape, dt: gl.NVMMASharedLayout.get_default_for(shape, dt)  # noqa: E731
     desc = lambda t, shape, dt: GDesc.from_tensor(t, shape, sl(shape, dt))  # noqa: E731
-    h, g = torch.float16, gl.float16  # torch's dtype for tensors, Gluon's for shared layouts
+    g = gl.float16  # Gluon's dtype for shared layouts
     if kernel == "elementwise_ws":
         R, N, BR, BC = 256, 4096, 32, 64
 
@@ -138,12 +152,8 @@ def build(case, torch, triton):
     M = N = 512
     K = 1024
 
-    def fresh():
-        a = torch.randn(M, K, device="cuda", dtype=h)
-        b = torch.randn(N, K, device="cuda", dtype=h)
-        return a, b, torch.full((M, N), float("nan"), device="cuda", dtype=h)
-
-    check = lambda io: rel_err(torch, io[2], io[0].float() @ io[1].float().T)  # noqa: E731
+    fresh = gemm_inputs(torch, M, N, K)
+    check = gemm_check(torch)
     if kernel == "gemm_ws":
         BM, BN, BK = 128, 128, 64
         go = lambda io: gk.gemm_ws[(M // BM, N // BN)](desc(io[0], [BM, BK], g), desc(io[1], [BN, BK], g), desc(io[2], [BM, BN], g), K, 3, bug, num_warps=4)  # noqa: E731
@@ -169,10 +179,7 @@ def build_triton(case, torch, triton):
     M = N = 512
     K = 1024
 
-    def fresh():
-        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-        b = torch.randn(N, K, device="cuda", dtype=torch.float16)
-        return a, b, torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    fresh = gemm_inputs(torch, M, N, K)
 
     def go(io):
         ad = TensorDescriptor.from_tensor(io[0], [BM, BK])
@@ -182,7 +189,7 @@ def build_triton(case, torch, triton):
             return matmul_tma_persistent[(5,)](ad, bd, cd, M, N, K, BM=BM, BN=BN, BK=BK, NUM_SMS=5, WS=False, num_warps=warps, num_stages=stages)
         return matmul_tma[(M // BM, N // BN)](ad, bd, cd, M, N, K, BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
 
-    return Launch(fresh, go), lambda io: rel_err(torch, io[2], io[0].float() @ io[1].float().T)
+    return Launch(fresh, go), gemm_check(torch)
 
 
 # ---------------------------------------------------------------- parent: one child per case, 4 at a time

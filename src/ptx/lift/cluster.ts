@@ -13,7 +13,6 @@
 // a stage two phases ahead of a warp of its own warpgroup, which then hangs on a parity whose
 // phase has passed (FlashAttention-3's forward kernel on a 2×1 cluster, under a scheduler that
 // lets other warps go first at a try_wait: a hang of the run that no hardware schedule has).
-import type { WrittenBox } from './descriptors.ts';
 import type { Loc } from '../../ir/program.ts';
 import type { WarpEvent } from './events.ts';
 import type { FlatFunction } from './flatten.ts';
@@ -48,7 +47,7 @@ export interface ClusterRun {
   /** lines of the tensormap.* instructions that ran (in-kernel descriptor updates) */
   readonly descriptorUpdates: readonly number[];
   /** box bytes by map key, for the descriptors the kernel built in full itself (descriptors.ts) */
-  readonly descriptorBoxes: ReadonlyMap<string, WrittenBox>;
+  readonly descriptorBoxes: ReadonlyMap<string, number>;
   /** lines of test_wait that returned false at least once (a polling kernel: one schedule's outcomes) */
   readonly polled: readonly number[];
   /** lines of a try_wait not in a spin loop: its false first try let the kernel go on (a token) */

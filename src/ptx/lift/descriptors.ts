@@ -23,17 +23,11 @@ export function mapKey(w: WarpInterp, x: Scalar): string | undefined {
   return undefined;
 }
 
-/** A descriptor's box, where the kernel wrote it: its bytes and the line of the copy that published it. */
-export interface WrittenBox {
-  readonly bytes: number;
-  readonly line: number;
-}
-
 export class KernelDescriptors {
   /** fields set so far, by where the descriptor is staged (`cta:address` in shared memory, a map key in global) */
   private readonly staged = new Map<string, Map<string, number>>();
-  /** by map key: the box of the descriptor last published there; undefined once two disagree */
-  private readonly published = new Map<string, WrittenBox | undefined>();
+  /** by map key: the box bytes of the descriptor last published there; undefined once two disagree */
+  private readonly published = new Map<string, number | undefined>();
 
   /** `tensormap.replace` of `field` (box_dim and the like with their ordinal) to a known value, or to an unknown one. */
   set(where: string, field: string, value: number | undefined): void {
@@ -44,19 +38,17 @@ export class KernelDescriptors {
   }
 
   /** `tensormap.cp_fenceproxy` from `where` to the map `key`; the staging starts over. */
-  publish(where: string, key: string, line: number): void {
+  publish(where: string, key: string): void {
     const bytes = boxBytes(this.staged.get(where));
     this.staged.delete(where);
-    const before = this.published.get(key);
-    const next = bytes === undefined ? undefined : { bytes, line };
     // one map key must mean one box: a key republished with another box is not taken
-    this.published.set(key, this.published.has(key) && before?.bytes !== next?.bytes ? undefined : next);
+    this.published.set(key, this.published.has(key) && this.published.get(key) !== bytes ? undefined : bytes);
   }
 
   /** Box bytes by map key, for the maps whose every descriptor the kernel wrote in full. */
-  boxes(): Map<string, WrittenBox> {
-    const out = new Map<string, WrittenBox>();
-    for (const [k, b] of this.published) if (b) out.set(k, b);
+  boxes(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [k, b] of this.published) if (b !== undefined) out.set(k, b);
     return out;
   }
 }

@@ -136,14 +136,15 @@ function descriptorUpdate(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): 
   };
   if (ins.op.parts[0] === 'replace' && first) {
     const field = ins.op.parts[2] ?? '';
-    const at = where(first, classify(ins.op, w.address(fr, first)) === 'shared');
+    const shared = classify(ins.op, w.address(fr, first)) === 'shared';
+    const at = where(first, shared);
     const ordinal = ['box_dim', 'global_dim', 'global_stride', 'element_stride'].includes(field);
     if (at !== undefined) w.sim.descriptors.set(at, ordinal ? `${field}${known(second) ?? '?'}` : field, known(ordinal ? third : second));
-    if (classify(ins.op, w.address(fr, first)) === 'shared') smemRange(w, fr, ins, m, first, 128, 'write');
+    if (shared) smemRange(w, fr, ins, m, first, 128, 'write');
   } else if (ins.op.parts[0] === 'cp_fenceproxy' && first && second) {
     const from = where(second, true); // the source of cp_fenceproxy is always shared::cta
     const to = mapKey(w, laneOf(w.address(fr, first), lane));
-    if (from !== undefined && to !== undefined) w.sim.descriptors.publish(from, to, ins.loc.line);
+    if (from !== undefined && to !== undefined) w.sim.descriptors.publish(from, to);
     smemRange(w, fr, ins, m, second, 128, 'read');
   }
 }

@@ -315,7 +315,7 @@ export function traceKernel(module: PtxModule, options: LiftOptions = {}): Kerne
 /** The Program of a trace: resources and roles (per CTA of the cluster). */
 export function programOfTrace(module: PtxModule, trace: KernelTrace, options: LiftOptions): { program: Program; facts: LiftFacts } {
   const layout = trace.layout;
-  const written = new Map([...trace.run.descriptorBoxes].map(([k, b]) => [k, b.bytes]));
+  const written = trace.run.descriptorBoxes;
   const sized = sizeTensorCopies(trace.warps, layout, {
     ...(options.tmaBytes !== undefined ? { all: options.tmaBytes } : {}),
     ...(options.tmaBoxes ? { boxes: resolveBoxKeys(trace.kernel, options.tmaBoxes) } : {}),
