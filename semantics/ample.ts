@@ -15,7 +15,7 @@ import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject,
 import type { OpInstr } from './context.ts';
 import { hasOutstanding, unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
-import { StuckBarriers, threadsMissing, unitProcess, waitsOnUnitOf, type Stuck } from './stuck.ts';
+import { StuckBarriers, threadsMissing, unitProcess, unitWaitOf, waitsOnUnitOf, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import { BAR_FREE, type MachineState } from './state.ts';
 import { currentOp, type Action } from './step.ts';
@@ -153,6 +153,8 @@ class Closure {
   private s!: MachineState;
   /** each role's position in this state (positions.ts) */
   private readonly at: Int32Array;
+  /** per role, the unit process it is blocked on at a wgmma.wait or bulk.wait in this state, or −1 */
+  private readonly blockedOn: Int32Array;
   /** each process's touch in this state, computed once for all seeds */
   private readonly touches: (Touch | undefined)[] = [];
   /** per process, what its own touch conflicts with in this state, whatever the set (see `conflicts`) */
@@ -172,6 +174,7 @@ class Closure {
     this.at = new Int32Array(this.R);
     this.marks = marksFor(o);
     this.isDeferred = new Uint8Array(this.R);
+    this.blockedOn = new Int32Array(this.R);
   }
 
   /** Start on state s with its enabled actions. */
@@ -186,6 +189,8 @@ class Closure {
     this.touches.length = 0;
     this.hits.length = 0;
     this.stuck.clear();
+    this.byAnalysis.clear();
+    for (let r = 0; r < this.R; r++) this.blockedOn[r] = unitWaitOf(this.m, s, r);
     for (let r = 0; r < this.R; r++) {
       const rs = s.roles[r];
       this.at[r] = rs ? this.horizons.positions.of(r, rs) : this.horizons.positions.length(r);
@@ -252,18 +257,13 @@ class Closure {
     this.analysesLeft = analyses;
     const inSet = this.inSet;
     inSet.fill(0, 0, this.processes);
-    const stack = [this.processOf(seed)];
+    const stack = this.stack;
+    stack.length = 0;
+    stack.push(this.processOf(seed));
     inSet[stack[0]!] = 1;
-    // enabled processes in the set: at `limit` the closure is given up at once, before the
-    // analyses the processes still on the stack would ask for (it only grows)
-    let enabledIn = 1;
-    const add = (p: number): void => {
-      if (inSet[p]) return;
-      inSet[p] = 1;
-      this.current = undefined;
-      stack.push(p);
-      if (this.actionOf[p]! >= 0 && ++enabledIn >= limit) throw AT_LIMIT;
-    };
+    this.enabledIn = 1;
+    this.limit = limit;
+    const add = this.add;
     this.current = this.latest = undefined;
     this.enablers.clear(); // they depend on the set (through horizons)
     const deferred = this.deferred;
@@ -291,6 +291,23 @@ class Closure {
       deferred.length = 0;
     }
   }
+
+  /** the closure being built: its processes still to look at, its enabled processes, the size at which it is given up */
+  private readonly stack: number[] = [];
+  private enabledIn = 0;
+  private limit = 0;
+  /**
+   * Put process p in the set. At `limit` enabled processes the closure is given up at once,
+   * before the analyses the processes still on the stack would ask for (it only grows). Made once,
+   * not per closure: tsx names every closure it makes (keepNames).
+   */
+  private readonly add = (p: number): void => {
+    if (this.inSet[p]) return;
+    this.inSet[p] = 1;
+    this.current = undefined;
+    this.stack.push(p);
+    if (this.actionOf[p]! >= 0 && ++this.enabledIn >= this.limit) throw AT_LIMIT;
+  };
 
   /** Set a blocked role aside (see `from`). */
   private defer(q: number): void {
@@ -342,17 +359,44 @@ class Closure {
     let key = '';
     // the roles and units of the set (a role blocked on a unit of the set stays put: stuck.ts)
     for (let p = 0; p < 3 * R; p++) if (inSet[p]) key += `${p},`;
-    const withheld: string[] = [];
-    for (let i = 0; i < s.tma.length; i++) if (inSet[3 * R + i]) withheld.push(`${s.tma[i]!.barrier}:${s.tma[i]!.bytes}`);
-    if (withheld.length > 0) key += `|${withheld.sort().join(',')}`;
+    const withheld = this.withheldKey();
+    key += withheld;
     let st = this.stuck.get(key);
     if (!st) {
       if (this.analysesLeft-- <= 0) throw OUT_OF_ANALYSES;
-      st = this.analysis.run({ s, inSet, firstCopy: 3 * R, at: this.at });
+      const same = this.analysisKey() + withheld;
+      st = this.byAnalysis.get(same);
+      if (!st) {
+        st = this.analysis.run({ s, inSet, firstCopy: 3 * R, at: this.at });
+        this.byAnalysis.set(same, st);
+      }
       this.stuck.set(key, st);
     }
     return (this.current = this.latest = st);
   }
+  /** The copies of the set, as the barriers and bytes they withhold (part of both keys of `stuckNow`). */
+  private withheldKey(): string {
+    const { inSet, s, R } = this;
+    const withheld: string[] = [];
+    for (let i = 0; i < s.tma.length; i++) if (inSet[3 * R + i]) withheld.push(`${s.tma[i]!.barrier}:${s.tma[i]!.bytes}`);
+    return withheld.length > 0 ? `|${withheld.sort().join(',')}` : '';
+  }
+
+  /**
+   * What the analysis reads of the set (stuck.ts `run`): its roles, and of its units only those an
+   * outside role is blocked on. Sets that differ in other units get the same analysis, which is
+   * run once: seeds at the wgmma units of consumers that are not waiting on them all have it.
+   */
+  private analysisKey(): string {
+    const { inSet, R } = this;
+    let key = '';
+    for (let p = 0; p < R; p++) {
+      if (inSet[p]) key += `${p},`;
+      else if (this.blockedOn[p]! >= 0 && inSet[this.blockedOn[p]!]) key += `u${p},`;
+    }
+    return key;
+  }
+
   /**
    * The last analysis of this closure, made for the set as it was then: a subset of the set now.
    * Its stops still hold: a path of actions outside the set now is also outside that subset, and
@@ -362,6 +406,8 @@ class Closure {
    */
   private latest: Stuck | undefined;
   private readonly stuck = new Map<string, Stuck>();
+  /** the same analyses by what they read of the set (`analysisKey`): several sets share one */
+  private readonly byAnalysis = new Map<string, Stuck>();
   /** stuckNow() since the set last grew */
   private current: Stuck | undefined;
   /** runs of the stuck analysis the closure being built may still make (`from`) */

@@ -123,6 +123,7 @@ interface Resolver {
 }
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+const NO_BARRIERS: readonly number[] = [];
 
 /** The touch of an op, its operands resolved by `at`. */
 function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Resolver, future: boolean): Touch {
@@ -185,20 +186,43 @@ export function staticTouch(m: Machine, o: ObjectSpace, r: number, instr: OpInst
   }, true);
 }
 
-/** A resolver that evaluates operands with fixed loop variables; `token`: the barriers a wait.token may name. */
-function resolverAt(o: ObjectSpace, instr: OpInstr, vars: readonly number[], token: () => readonly number[]): Resolver {
-  const evaluate = (f: ((vars: readonly number[]) => number) | undefined, size: number): number[] | undefined => {
+/**
+ * A resolver that evaluates operands with fixed loop variables; `token`: the barriers a wait.token
+ * may name. A class rather than closures made per call: tsx names every closure it makes
+ * (keepNames), and currentTouch runs for roles in every state.
+ */
+class ResolverAt implements Resolver {
+  private readonly o: ObjectSpace;
+  private readonly instr: OpInstr;
+  private readonly vars: readonly number[];
+  private readonly token: readonly number[];
+
+  constructor(o: ObjectSpace, instr: OpInstr, vars: readonly number[], token: readonly number[]) {
+    this.o = o;
+    this.instr = instr;
+    this.vars = vars;
+    this.token = token;
+  }
+
+  elements(_k: number, ref: CRef): number[] | undefined {
+    return this.evaluate(ref.index, ref.res.size);
+  }
+
+  namedIds(): number[] | undefined {
+    return this.evaluate(this.instr.args[0], this.o.named);
+  }
+
+  tokenBarriers(): readonly number[] {
+    return this.token;
+  }
+
+  private evaluate(f: ((vars: readonly number[]) => number) | undefined, size: number): number[] | undefined {
     try {
-      return inRange(f?.(vars), size);
+      return inRange(f?.(this.vars), size);
     } catch {
       return undefined;
     }
-  };
-  return {
-    elements: (_k, ref) => evaluate(ref.index, ref.res.size),
-    namedIds: () => evaluate(instr.args[0], o.named),
-    tokenBarriers: token,
-  };
+  }
 }
 
 /**
@@ -210,10 +234,8 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
   if (!rs) return GLOBAL;
   // leaving a bar.sync that released the role changes only the role's own pc and flag
   if (instr.op.kind === 'bar.sync' && rs.barState === BAR_RELEASED) return { reads: [], writes: [] };
-  return touchWith(m, o, r, instr, resolverAt(o, instr, rs.vars, () => {
-    const t = instr.token === undefined ? -1 : (rs.tokens[instr.token] ?? -1);
-    return t >= 0 ? [t >> 2] : [];
-  }), false);
+  const t = instr.token === undefined ? -1 : (rs.tokens[instr.token] ?? -1);
+  return touchWith(m, o, r, instr, new ResolverAt(o, instr, rs.vars, t >= 0 ? [t >> 2] : NO_BARRIERS), false);
 }
 
 /**
@@ -229,7 +251,7 @@ export function positionTouches(m: Machine, o: ObjectSpace, p: Positions): (Touc
       const instr = p.instr(r, i);
       if (instr?.kind !== 'op') return undefined;
       const vars = p.varsAt(r, i);
-      return vars === undefined ? staticTouch(m, o, r, instr) : touchWith(m, o, r, instr, resolverAt(o, instr, vars, () => anyBarrier), true);
+      return vars === undefined ? staticTouch(m, o, r, instr) : touchWith(m, o, r, instr, new ResolverAt(o, instr, vars, anyBarrier), true);
     }),
   );
 }

@@ -227,8 +227,7 @@ export class Horizons {
       const k0 = lowerBound(t.at, lo);
       const k1 = lowerBound(t.at, hi);
       if (k1 === k0) continue;
-      const part = (j: number): number => (t.infinite[3 * k1 + j]! > t.infinite[3 * k0 + j]! ? Infinity : t.finite[3 * k1 + j]! - t.finite[3 * k0 + j]!);
-      add(t.counter, part(0), part(1), part(2), t.perArrival);
+      add(t.counter, sumBetween(t, k0, k1, 0), sumBetween(t, k0, k1, 1), sumBetween(t, k0, k1, 2), t.perArrival);
     }
     return true;
   }
@@ -307,6 +306,11 @@ export function updateOf(kind: 'tma.load' | 'arrive' | 'arrive.expect_tx', amoun
   if (kind === 'tma.load') return { arrivals: 0, expects: 0, lands: amount };
   if (kind === 'arrive') return { arrivals: amount, expects: 0, lands: 0 };
   return { arrivals: 1, expects: amount, lands: 0 };
+}
+
+/** Counter j of range sums t between its entries k0 and k1 (Infinity when an infinite count lies between). A function, not a closure per call: tsx names every closure it makes (keepNames). */
+function sumBetween(t: RangeSums, k0: number, k1: number, j: number): number {
+  return t.infinite[3 * k1 + j]! > t.infinite[3 * k0 + j]! ? Infinity : t.finite[3 * k1 + j]! - t.finite[3 * k0 + j]!;
 }
 
 /** The first index of an ascending list whose element is at least x (the length when none is). */

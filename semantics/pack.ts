@@ -104,63 +104,54 @@ export class StatePacker {
   }
 
   decode(w: Int32Array): MachineState {
+    // loops and module functions, no closures: tsx names every closure it makes (keepNames), and
+    // the reduction decodes every state it expands
     const L = this.layout;
     const m = this.m;
-    const at = (start: number, n: number): number[] => {
-      const xs = new Array<number>(n);
-      for (let j = 0; j < n; j++) xs[j] = w[start + j]!;
-      return xs;
-    };
-    const bits = (start: number): number[] => {
-      const xs = new Array<number>(L.W);
-      for (let j = 0; j < L.W; j++) xs[j] = w[start + j]! >>> 0;
-      return xs;
-    };
-    const blocks = (start: number, n: number): number[][] => {
-      const out = new Array<number[]>(n);
-      for (let i = 0; i < n; i++) out[i] = bits(start + L.W * i);
-      return out;
-    };
     const tail = new WordReader(w, L.W, L.fixedWords);
     const tmaCount = tail.next();
     const tma: MachineState['tma'] = [];
     for (let j = 0; j < tmaCount; j++) tma.push({ slot: tail.next(), span: tail.next(), barrier: tail.next(), bytes: tail.next(), value: tail.next(), role: tail.next() });
-    const roles = m.roles.map((_, i) => {
+    const roles: MachineState['roles'] = new Array(m.roles.length);
+    for (let i = 0; i < m.roles.length; i++) {
       const base = L.role[i]!;
-      return {
+      roles[i] = {
         pc: w[base + ROLE_PC] ?? 0,
-        vars: at(base + ROLE_VARS, L.varCount[i]!),
+        vars: wordsAt(w, base + ROLE_VARS, L.varCount[i]!),
         steps: w[base + ROLE_STEPS] ?? 0,
         barState: w[base + ROLE_BAR_STATE] ?? 0,
         mmaOpen: tail.list(),
         mmaGroups: tail.groups(),
         storeOpen: tail.list(),
         storeGroups: tail.groups(),
-        tokens: at(L.tokens[i]!, L.tokenCount[i]!),
+        tokens: wordsAt(w, L.tokens[i]!, L.tokenCount[i]!),
       };
-    });
+    }
     const namedN = L.named.length;
-    const barriers = m.barrierInit.map((_, i) => {
+    const barriers: MachineState['barriers'] = new Array(m.barrierInit.length);
+    for (let i = 0; i < m.barrierInit.length; i++) {
       const b = L.bar(i);
-      return { valid: w[b + BAR_VALID] ?? 0, phase: w[b + BAR_PHASE] ?? 0, pending: w[b + BAR_PENDING] ?? 0, expected: w[b + BAR_EXPECTED] ?? 0, tx: w[b + BAR_TX] ?? 0, observed: w[b + BAR_OBSERVED] ?? 0 };
-    });
+      barriers[i] = { valid: w[b + BAR_VALID] ?? 0, phase: w[b + BAR_PHASE] ?? 0, pending: w[b + BAR_PENDING] ?? 0, expected: w[b + BAR_EXPECTED] ?? 0, tx: w[b + BAR_TX] ?? 0, observed: w[b + BAR_OBSERVED] ?? 0 };
+    }
+    const named: number[][] = new Array(namedN);
+    for (let id = 0; id < namedN; id++) named[id] = L.named[id]! >= 0 ? bitsAt(w, L.named[id]!, L.W) : [];
     const hb = {
-      present: bits(L.present),
-      roles: blocks(L.hbRoles, m.roles.length),
-      barPending: blocks(L.barPending, m.barrierCount),
-      barDone: blocks(L.barDone, m.barrierCount),
-      arefSlot: blocks(L.arefSlot, m.arefSlotCount),
-      named: Array.from({ length: namedN }, (_, id) => (L.named[id]! >= 0 ? bits(L.named[id]!) : [])),
+      present: bitsAt(w, L.present, L.W),
+      roles: blocksAt(w, L.hbRoles, m.roles.length, L.W),
+      barPending: blocksAt(w, L.barPending, m.barrierCount, L.W),
+      barDone: blocksAt(w, L.barDone, m.barrierCount, L.W),
+      arefSlot: blocksAt(w, L.arefSlot, m.arefSlotCount, L.W),
+      named,
     };
     const s: MachineState = {
       roles,
-      arefF: at(L.arefF, m.arefSlotCount),
-      arefE: at(L.arefE, m.arefSlotCount),
-      slotValue: at(L.slotValue, m.slotCount),
-      slotGeneric: at(L.slotGeneric, m.slotCount),
+      arefF: wordsAt(w, L.arefF, m.arefSlotCount),
+      arefE: wordsAt(w, L.arefE, m.arefSlotCount),
+      slotValue: wordsAt(w, L.slotValue, m.slotCount),
+      slotGeneric: wordsAt(w, L.slotGeneric, m.slotCount),
       barriers,
-      namedCount: at(L.namedCount, namedN),
-      namedThreads: at(L.namedThreads, namedN),
+      namedCount: wordsAt(w, L.namedCount, namedN),
+      namedThreads: wordsAt(w, L.namedThreads, namedN),
       tma,
       hb,
       asyncDone: w[L.asyncDone] ?? 0,
@@ -189,6 +180,27 @@ export class StatePacker {
     }
     return id;
   }
+}
+
+/** n words of w from `start`, as numbers. */
+function wordsAt(w: Int32Array, start: number, n: number): number[] {
+  const xs = new Array<number>(n);
+  for (let j = 0; j < n; j++) xs[j] = w[start + j]!;
+  return xs;
+}
+
+/** A knowledge of W words from `start`, unsigned. */
+function bitsAt(w: Int32Array, start: number, W: number): number[] {
+  const xs = new Array<number>(W);
+  for (let j = 0; j < W; j++) xs[j] = w[start + j]! >>> 0;
+  return xs;
+}
+
+/** n knowledges of W words each from `start`. */
+function blocksAt(w: Int32Array, start: number, n: number, W: number): number[][] {
+  const out = new Array<number[]>(n);
+  for (let i = 0; i < n; i++) out[i] = bitsAt(w, start + W * i, W);
+  return out;
 }
 
 /** Appends words to a reused scratch array (no closures per call: the encoder is on the hot path). */

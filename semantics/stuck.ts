@@ -67,7 +67,7 @@ export function waitsOnUnitOf(m: Machine, s: MachineState, inSet: Uint8Array, r:
 }
 
 /** The process of the unit role r is blocked on at a wgmma.wait or bulk.wait, or −1: the part of `waitsOnUnitOf` that does not depend on the set. */
-function unitWaitOf(m: Machine, s: MachineState, r: number): number {
+export function unitWaitOf(m: Machine, s: MachineState, r: number): number {
   const kind = currentOp(m, s, r)?.op.kind;
   if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return -1;
   return roleCanMove(m, s, r) ? -1 : unitProcess(m, r, kind === 'wgmma.wait' ? 'mma' : 'store');
