@@ -28,6 +28,7 @@ declare -A REPO=(
   [fast.cu]=https://github.com/pranjalssh/fast.cu
   [flash-attention]=https://github.com/Dao-AILab/flash-attention
   [FlashMLA]=https://github.com/deepseek-ai/FlashMLA
+  [SageAttention]=https://github.com/thu-ml/SageAttention
 )
 for d in "${!REPO[@]}"; do
   [ -d "$SRC/$d" ] || git clone --depth 1 "${REPO[$d]}" "$SRC/$d" || echo "build-corpus: no $SRC/$d; its kernels are skipped" >&2
@@ -46,6 +47,13 @@ FA3_BWD_FLAGS="${FA3_FLAGS/-DFLASHATTENTION_DISABLE_BACKWARD /}"
 # FlashMLA as its setup.py builds it for sm_90a
 FMLA="$SRC/FlashMLA/csrc"
 FMLA_FLAGS="-std=c++20 -O3 --use_fast_math --expt-relaxed-constexpr --expt-extended-lambda -DNDEBUG -I $FMLA -I $FMLA/kerutils/include -I $FMLA/sm90 -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
+# SageAttention's Hopper kernel shares its file with the torch bindings: the part before them is
+# cut out into the build folder (third-party code stays out of this repo), compiled against our
+# torch stand-in; scripts/corpus/sage_sm90.cu instantiates it
+SAGE="$SRC/SageAttention/csrc/qattn/qk_int_sv_f8_cuda_sm90.cu"
+mkdir -p "$OUT/build"
+[ -f "$SAGE" ] && awk '/^torch::Tensor/{exit} {print}' "$SAGE" >"$OUT/build/sage_sm90_kernel.cuh"
+SAGE_FLAGS="-std=c++17 -O3 --use_fast_math -I $OUT/build -I $HERE/corpus/stub-torch -I $SRC/SageAttention/csrc/qattn -I $SRC/SageAttention/csrc"
 CT="cutlass::gemm"
 
 # name | source | flags (one kernel family per line; macros pick the instantiation)
@@ -133,6 +141,9 @@ flashmla_sparse_fp8_decode_model1_h64|$FMLA/sm90/decode/sparse_fp8/instantiation
 fa3_fwd_hdim64_e4m3|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim64_e4m3_sm90.cu|$FA3_FLAGS
 fa3_fwd_hdim256_e4m3|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim256_e4m3_sm90.cu|$FA3_FLAGS
 fa3_fwd_hdim64_bf16_split|$SRC/flash-attention/hopper/instantiations/flash_fwd_hdim64_bf16_split_sm90.cu|$FA3_FLAGS
+sage_sm90_d128_causal|$HERE/corpus/sage_sm90.cu|$SAGE_FLAGS
+sage_sm90_d64_lse|$HERE/corpus/sage_sm90.cu|$SAGE_FLAGS -DHEAD_DIM=64 -DGRAN=QuantGranularity::kPerThread -DMASK=MaskMode::kNone -DRETURN_LSE=true
+sage_sm90_d128_causal_vscale|$HERE/corpus/sage_sm90.cu|$SAGE_FLAGS -DFUSE_V_SCALE=true
 EOF
 )
 
@@ -154,6 +165,7 @@ echo 128 >"$OUT/tk_educational_h100_level_05.block"
 echo 256 >"$OUT/tk_educational_h100_level_07.block"
 echo 384 >"$OUT/tk_educational_h100_level_08.block"
 echo 128 >"$OUT/tk_educational_h100_level_06.block"
+for s in sage_sm90_d128_causal sage_sm90_d64_lse sage_sm90_d128_causal_vscale; do echo 128 >"$OUT/$s.block"; done
 # launch values without which a kernel has no tile (read by scripts/corpus.ts, given as a user
 # would give them): the scheduler's 64-bit fields default to 0, and CUTLASS rounds the tile count
 # up to the cluster on the host. Written afresh each time (corpus-clusters.ts appends to them).

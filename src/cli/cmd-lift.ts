@@ -30,7 +30,7 @@ Options:
                          byte B (NAME+OFF[B]:T=V: through the pointer field at OFF;
                          [*]: every element); a value the kernel never reads is noted
   --block N              threads per block (default: .reqntid or .maxntid)
-  --cta N                the CTA to execute (%ctaid.x, default 0)
+  --cta N                the CTA to execute (%ctaid.x, default 0; a grid not given holds it)
   --grid X,Y,Z           the grid (%nctaid; default one cluster)
   --cluster X,Y,Z        the cluster shape (default .reqnctapercluster, else 1; a kernel
                          that addresses another CTA: the ClusterShape in its name, read

@@ -49,7 +49,9 @@ Options:
                          code scanning wants them
   --kernel NAME          .ptx only: the kernel entry to lift (default: the only one)
   --block N              .ptx only: threads per block
-  --cta N                .ptx only: the CTA to execute (%ctaid.x, default 0)
+  --cta N                .ptx only: the CTA to execute (%ctaid.x, default 0; a grid not given
+                         holds it). Left open, the sweep raises it with the open lengths
+                         when nothing else wraps a ring (a causal kernel's CTA 0 makes one block)
   --tma-bytes N          .ptx only: bytes of each tensor TMA copy, when the layout cannot tell
   --tma-box MAP=BYTES    .ptx only: bytes of one tensor map's box (MAP as the notes print it;
                          BYTES may be ROWSxCOLSxELEMBYTES)

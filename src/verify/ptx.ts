@@ -5,7 +5,7 @@ import { deadBarrierNote } from './dead-barriers.ts';
 import { InputError } from '../diag.ts';
 import { forEachOp, type Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
-import { resolveBoxKey, wholeArray } from '../ptx/lift/launch.ts';
+import { CTA_INDEX, resolveBoxKey, wholeArray } from '../ptx/lift/launch.ts';
 import { liftLaunchPoints, shortKey, type LaunchPoint } from '../ptx/lift/sweep.ts';
 import type { PtxFunction, PtxModule, Statement } from '../ptx/parse/ast.ts';
 import type { Report } from './report.ts';
@@ -71,6 +71,29 @@ export function idleCtaNote(at: LaunchPoint): string | undefined {
   return `at ${at.label}, ${which} issued no TMA copy and no wgmma while another CTA did: these launch values leave it without a tile; a host that rounds the tile count up to the cluster size (CUTLASS, FlashAttention-3) never launches them — give the tile count with --param if the verdict rests on it`;
 }
 
+/**
+ * A note when no barrier is waited at both parities at any launch point: no ring wrapped, so a
+ * parity that is wrong from the second round on cannot show. Said only where every wait names a
+ * constant barrier and parity (a wait on a token names a phase, not a parity), and not beside a
+ * violation (a ring that wrapped without flipping its parity is one).
+ */
+export function shallowNote(points: readonly LaunchPoint[]): string | undefined {
+  const parities = new Map<string, number>();
+  let opaque = false;
+  for (const p of points)
+    forEachOp(p.program, (op) => {
+      if (op.kind === 'wait.token') opaque = true;
+      if (op.kind !== 'wait') return;
+      if (op.target.index.kind !== 'num' || op.parity.kind !== 'num') opaque = true;
+      else {
+        const key = `${op.target.name}[${op.target.index.value}]`;
+        parities.set(key, (parities.get(key) ?? 0) | (1 << (op.parity.value & 1)));
+      }
+    });
+  if (opaque || parities.size === 0 || [...parities.values()].some((bits) => bits === 3)) return undefined;
+  return 'no barrier is waited at both parities at any launch point checked: no ring wrapped, so a parity that goes wrong from the second round on cannot show here — give larger launch values with --param (or a later CTA with --cta)';
+}
+
 /** A `--tma-box` that names no tensor map the kernel copies through is a mistake: say so, with the maps it has. */
 function unknownBoxes(named: readonly string[], points: readonly LaunchPoint[], kernel: PtxFunction, params: readonly string[]): void {
   const maps = new Set(points.flatMap((p) => p.facts.tensorMaps));
@@ -96,7 +119,8 @@ function combine(worst: Report, all: readonly Report[], points: readonly LaunchP
   const idle = idleNote(points, kernel);
   const idleCta = idleCtaNote(at);
   const dead = deadBarrierNote(at.program);
-  const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...(idle ? [idle] : []), ...(idleCta ? [idleCta] : []), ...(dead ? [dead] : []), ...verdicts];
+  const shallow = worst.verdict === 'violation' ? undefined : shallowNote(points);
+  const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...(idle ? [idle] : []), ...(idleCta ? [idleCta] : []), ...(dead ? [dead] : []), ...(shallow ? [shallow] : []), ...verdicts];
   const scope =
     points.length > 1
       ? `for ${points.length} launch assignments (a bounded sweep, not every launch)`
@@ -110,7 +134,8 @@ function combine(worst: Report, all: readonly Report[], points: readonly LaunchP
 export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, params: readonly string[]): string[] {
   const key = (k: string): string => shortKey(k, params);
   const out: string[] = [];
-  if (points.length > 1) out.push(`launch values checked: ${points.map((p) => p.label).join('; ')} (fix any with --param NAME+OFFSET:TYPE=V)`);
+  const byCta = points.some((p) => p.label.includes(CTA_INDEX)) ? `; ${CTA_INDEX} with --cta N` : '';
+  if (points.length > 1) out.push(`launch values checked: ${points.map((p) => p.label).join('; ')} (fix any with --param NAME+OFFSET:TYPE=V${byCta})`);
   if (at.label !== 'defaults' && points.length > 1) out.push(`this report is for: ${at.label}`);
   const facts: LiftFacts = at.facts;
   // the elements of one launch array read alike are one entry: `6[*]=1 (128 elements)`

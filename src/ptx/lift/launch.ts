@@ -30,6 +30,14 @@ export interface LaunchAssignment {
   readonly values: ReadonlyMap<string, bigint>;
 }
 
+/**
+ * The CTA the lift executes (`--cta`, else 0; with a cluster, the cluster holding it): a launch
+ * value too, since a causal attention kernel's trip count grows with %ctaid.x (CTA 0 makes one
+ * k-block whatever the sequence length). Read when the kernel reads %ctaid.x; the sweep raises it
+ * only as a last resort (sweep.ts).
+ */
+export const CTA_INDEX = '%ctaid.x';
+
 /** The default of an integer launch value: one tile, one k-block, one CTA (the sweep varies the ones that matter). */
 export const DEFAULT_INT = 1n;
 /** Floats default to 1.0 (alpha = beta = 1: the epilogue reads its source; the sweep tries 0.0 where it matters). */
@@ -184,6 +192,11 @@ export class LaunchValues {
   wroteElement(at: LaunchVar, line: number): void {
     if (!this.written.has(at.key)) this.written.set(at.key, line);
     if (this.reads.has(at.key)) this.clobbered.add(at.key);
+  }
+
+  /** The kernel read %ctaid.x: the CTA index of the run is one of its launch values (CTA_INDEX). */
+  ctaIndexRead(): void {
+    if (!this.reads.has(CTA_INDEX)) this.reads.set(CTA_INDEX, { v: { key: CTA_INDEX, kind: 'int', bytes: 4 }, value: this.values.get(CTA_INDEX) ?? 0n });
   }
 
   /** Grid (`grid.x`) or cluster (`cluster.x`) dimension. */

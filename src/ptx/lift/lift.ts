@@ -13,7 +13,7 @@ import { flattenFunction, type FlatFunction } from './flatten.ts';
 import { mergeRanges } from './footprint.ts';
 import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
-import { LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
+import { CTA_INDEX, LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
 import { identifier, roleName } from './names.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources, type ResourceMap } from './resources.ts';
@@ -144,6 +144,7 @@ export function launchAssignment(kernel: PtxFunction, options: LiftOptions): Map
     const { key, value: v } = parseLaunchParam(kernel, name, String(value));
     out.set(key, v);
   }
+  if (options.cta !== undefined) out.set(CTA_INDEX, BigInt(options.cta));
   return out;
 }
 
@@ -277,13 +278,15 @@ function clusterShapes(n: number): [number, number, number][] {
 }
 
 function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string, bigint>, cluster: [number, number, number]): KernelTrace {
+  const x0 = Number(values.get(CTA_INDEX) ?? BigInt(options.cta ?? 0));
+  // a grid left open holds the CTA run (%ctaid.x < %nctaid.x), in whole clusters
+  const holding = Math.ceil((x0 + 1) / cluster[0]) * cluster[0];
   const grid: [number, number, number] = options.grid
     ? [options.grid[0], options.grid[1], options.grid[2]]
-    : [Math.max(cluster[0], Number(values.get('grid.x') ?? 1)), Math.max(cluster[1], Number(values.get('grid.y') ?? 1)), Math.max(cluster[2], Number(values.get('grid.z') ?? 1))];
+    : [Math.max(cluster[0], Number(values.get('grid.x') ?? 1), holding), Math.max(cluster[1], Number(values.get('grid.y') ?? 1)), Math.max(cluster[2], Number(values.get('grid.z') ?? 1))];
   if (grid.some((g, i) => g % (cluster[i] ?? 1) !== 0)) {
     throw new InputError(`the grid ${grid.join(',')} is not a whole number of ${cluster.join(',')} clusters`);
   }
-  const x0 = options.cta ?? 0;
   const firstCta: [number, number, number] = [x0 - (x0 % cluster[0]), 0, 0];
   // elements of launch arrays the kernel read and also writes are its own data: run again with
   // them unknown (a write the sequential run made after the read may come first on the GPU)

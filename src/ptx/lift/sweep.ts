@@ -10,7 +10,7 @@ import { InputError } from '../../diag.ts';
 import type { Program } from '../../ir/program.ts';
 import type { PtxModule } from '../parse/ast.ts';
 import type { WarpEvent } from './events.ts';
-import { wholeArray, type LaunchVar } from './launch.ts';
+import { CTA_INDEX, wholeArray, type LaunchVar } from './launch.ts';
 import { EventBudgetExceeded } from './warp.ts';
 import { idleCtas, launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
 import { shareBoxes } from './shared-boxes.ts';
@@ -193,6 +193,11 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
     // (FlashAttention-3 backward): then raise the 32-bit scalars alone, its sequence lengths
     const narrow = joint ? undefined : raiseTogether(look, cur.run, given, (v) => v.bytes <= 4 && v.element === undefined);
     if (narrow) points.push(...liftPoints(module, options, [{ run: narrow.run, label: `every open 32-bit integer = ${narrow.value}` }], points));
+    // a trip count that grows with the CTA index too (a causal attention kernel: CTA 0 makes one
+    // k-block whatever the sequence length) needs the CTA raised with the lengths: the CTA run is
+    // one more open value, last, so that no kernel an earlier step covers changes
+    const byCta = joint || narrow ? undefined : raiseTogether(look, cur.run, given, () => true, true);
+    if (byCta) points.push(...liftPoints(module, options, [{ run: byCta.run, label: `every open integer and ${CTA_INDEX} = ${byCta.value}` }], points));
     return done();
   }
   // the greedy raise of one value at a time can overshoot: CUTLASS's Cooperative kernel runs one
@@ -349,19 +354,26 @@ function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>): { 
  * aside). The elements of one launch array are one value, `NAME+OFF[*]`: raised together (every
  * batch's tile count at once), so an array of 128 entries costs one probe, not 128.
  */
-function openIntegers(run: Probe, values: ReadonlyMap<string, bigint>): { v: LaunchVar }[] {
+function openIntegers(run: Probe, values: ReadonlyMap<string, bigint>, withCta = false): { v: LaunchVar }[] {
   const out = new Map<string, { v: LaunchVar }>();
   for (const { v } of run.trace.launch.reads.values()) {
-    if (v.kind !== 'int' || values.has(v.key) || /^(grid|cluster)\./.test(v.key)) continue;
+    if (v.kind !== 'int' || values.has(v.key) || /^(grid|cluster)\./.test(v.key) || (v.key === CTA_INDEX && !withCta)) continue;
     const key = v.element === undefined ? v.key : wholeArray(v.key);
     if (!values.has(key) && !out.has(key)) out.set(key, { v: { ...v, key } });
   }
   return [...out.values()];
 }
 
-/** All open integer launch values set to one ladder value, the first that wraps every ring that grew. */
-function raiseTogether(look: Look, base: Probe, given: ReadonlyMap<string, bigint>, which: (v: LaunchVar) => boolean = () => true): { value: bigint; run: Probe } | undefined {
-  const open = openIntegers(base, given).filter(({ v }) => which(v));
+/** All open integer launch values (`withCta`: the CTA run too) set to one ladder value, the first that wraps every ring that grew. */
+function raiseTogether(
+  look: Look,
+  base: Probe,
+  given: ReadonlyMap<string, bigint>,
+  which: (v: LaunchVar) => boolean = () => true,
+  withCta = false,
+): { value: bigint; run: Probe } | undefined {
+  const open = openIntegers(base, given, withCta).filter(({ v }) => which(v));
+  if (withCta && !open.some(({ v }) => v.key === CTA_INDEX)) return undefined;
   if (open.length < 2) return undefined;
   let best: { value: bigint; run: Probe } | undefined;
   for (const value of LADDER) {

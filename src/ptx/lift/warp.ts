@@ -28,7 +28,7 @@ import { joinSides } from './fork-events.ts';
 import { LoadsInFlight, type LoadsState } from './load-waits.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
 import type { Arg, FlatFunction, FlatInstr } from './flatten.ts';
-import type { LaunchValues } from './launch.ts';
+import { CTA_INDEX, type LaunchValues } from './launch.ts';
 import { plain } from './launch-pointers.ts';
 import { typeBytes } from './opcode.ts';
 import type { ClusterSync } from './sim.ts';
@@ -271,6 +271,7 @@ export class WarpInterp {
       case 'const':
         return a.v;
       case 'sreg':
+        if (a.name === CTA_INDEX) this.launch.ctaIndexRead();
         return this.sregs.get(a.name) ?? new Unknown(`the special register ${a.name}`);
       case 'frame':
         return new SymAddr(`f${fr.id}:${a.name}`, a.offset);
