@@ -13,7 +13,7 @@ import { kernelsOf } from '../src/ptx/lift/lift.ts';
 import { liftLaunchPoints } from '../src/ptx/lift/sweep.ts';
 import { parsePtx } from '../src/ptx/parse/parser.ts';
 import { verifyProgram } from '../src/verify.ts';
-import { idleCtaNote, idleNote } from '../src/verify/ptx.ts';
+import { idleCtaNote, idleNote, shallowNote } from '../src/verify/ptx.ts';
 import { flagOf } from './flags.ts';
 
 interface Row {
@@ -74,6 +74,8 @@ for (const dir of fromJson ? [] : dirs) {
           facts?.stuck ? `hung at ${facts.stuck}` : '',
           // a kernel that did no tile at any launch point was checked in its prologue only
           idleNote(points, k) !== undefined ? 'prologue only: no CTA had a tile at these launch values' : '',
+          // no barrier waited at both parities: no ring wrapped (verify/ptx.ts shallowNote)
+          row.verdict !== 'violation' && shallowNote(points) !== undefined ? 'no ring wrapped: no barrier waited at both parities' : '',
           // a CTA of the cluster without a tile at the worst point: launch values a host that rounds tiles to the cluster never makes
           (worst && idleCtaNote(worst.p)?.replace(/ — give the tile count.*$/, '')) ?? '',
         ].filter(Boolean).join(' | ');

@@ -16,11 +16,16 @@ describe('boxes of descriptors the kernel builds', () => {
     expect(build({ rank: 2, box_dim0: 32, box_dim1: 8, box_dim2: 4, elemtype: 7 }).boxes().get('params+0')).toBe(4096);
   });
 
+  it('sizes codes 8–10 as the H200 does (f32.ftz, f64, bf16), not as the driver enum orders them', () => {
+    // traces/gpu/tensormap-elemtype-h200/elemtype.txt: a 16-element box landed 64, 128 and 32 bytes
+    expect([8, 9, 10].map((elemtype) => build({ rank: 1, box_dim0: 16, box_dim1: 1, elemtype }).boxes().get('params+0'))).toEqual([64, 128, 32]);
+  });
+
   it('takes no box when a field is missing, unknown, or of an element type whose size is not certain', () => {
     expect(build({ rank: 1, box_dim0: 64, elemtype: 6 }).boxes().size).toBe(0);
     expect(build({ box_dim0: 64, box_dim1: 64, elemtype: 6 }).boxes().size).toBe(0);
     expect(build({ rank: 1, box_dim0: 64, box_dim1: 64 }).boxes().size).toBe(0);
-    expect(build({ rank: 1, box_dim0: 64, box_dim1: 64, elemtype: 9 }).boxes().size).toBe(0);
+    expect(build({ rank: 1, box_dim0: 64, box_dim1: 64, elemtype: 13 }).boxes().size).toBe(0); // packed 4-bit
     const d = new KernelDescriptors();
     d.set('0:0', 'rank', 1);
     d.set('0:0', 'box_dim0', 64);

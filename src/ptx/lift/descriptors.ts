@@ -7,8 +7,13 @@ import type { WarpInterp } from './warp.ts';
 import { isTagged, taggedField } from './launch-pointers.ts';
 import { SymAddr, type Scalar } from './values.ts';
 
-/** Element bytes by the `.elemtype` code; codes whose size the encodings we know disagree on (8–10) or that pack sub-byte elements are left out. */
-const ELEMENT_BYTES: ReadonlyMap<number, number> = new Map([[0, 1], [1, 2], [2, 4], [3, 4], [4, 8], [5, 8], [6, 2], [7, 4], [11, 4], [12, 4]]);
+/**
+ * Element bytes by the `.elemtype` code of `tensormap.replace`. Codes 8–10 are f32.ftz, f64 and
+ * bf16 here, not the driver's CUtensorMapDataType order (f64, bf16, f32_ftz): measured on an H200,
+ * a 16-element box lands 64, 128 and 32 bytes (gpu/tensormap-elemtype/,
+ * traces/gpu/tensormap-elemtype-h200/). Codes that pack sub-byte elements are left out.
+ */
+const ELEMENT_BYTES: ReadonlyMap<number, number> = new Map([[0, 1], [1, 2], [2, 4], [3, 4], [4, 8], [5, 8], [6, 2], [7, 4], [8, 4], [9, 8], [10, 2], [11, 4], [12, 4]]);
 
 /** Identity of a tensor map operand (the address of the CUtensorMap). */
 export function mapKey(w: WarpInterp, x: Scalar): string | undefined {
