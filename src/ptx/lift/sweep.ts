@@ -198,6 +198,12 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
     // one more open value, last, so that no kernel an earlier step covers changes
     const byCta = joint || narrow ? undefined : raiseTogether(look, cur.run, given, () => true, true);
     if (byCta) points.push(...liftPoints(module, options, [{ run: byCta.run, label: `every open integer and ${CTA_INDEX} = ${byCta.value}` }], points));
+    // past the ladder: a persistent kernel whose tile stride is a compile-time SM count (DeepGEMM's
+    // 132) gives CTA 0 a second tile, and so a second round of a ring deeper than one tile's
+    // k-blocks, only past 132 tiles. Where no ring wrapped yet, each open value alone goes on up
+    // the far ladder to the first value that adds waits (the greedy rounds' test, past 4096)
+    const far = joint || narrow || byCta || wrapped(baseRun) ? undefined : farPoint(look, baseRun, given);
+    if (far) points.push(...liftPoints(module, options, [{ run: far.run, label: labelOf(far.values) }], points));
     return done();
   }
   // the greedy raise of one value at a time can overshoot: CUTLASS's Cooperative kernel runs one
@@ -343,6 +349,36 @@ function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>): { 
       if (!usable(run)) break;
       if (run.idle || run.waits <= base.waits) continue;
       if (!best || run.events < best.run.events) best = { values: next, run };
+      break;
+    }
+  }
+  return best;
+}
+
+/** Values past LADDER's 4096 for the last step of the sweep (`farPoint`). */
+const FAR_LADDER = [6144n, 8192n, 12288n, 16384n, 24576n, 32768n, 65536n] as const;
+
+/** Whether some warp waited on some barrier at both parities in this run: a ring wrapped. */
+function wrapped(run: Probe): boolean {
+  for (const bits of run.parities.values()) if (bits === 3) return true;
+  return false;
+}
+
+/**
+ * The cheapest assignment that raises one open value alone along FAR_LADDER to the first value
+ * that adds waits, or undefined. Not "the first that wraps a ring at both parities": a ring that
+ * restarts its phase with every tile waits at one parity only, and that is the bug to show. A
+ * value whose run grows past MAX_EVENTS or is refused stops its climb.
+ */
+function farPoint(look: Look, base: Probe, given: ReadonlyMap<string, bigint>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+  let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
+  for (const { v } of openIntegers(base, given)) {
+    for (const value of FAR_LADDER) {
+      const values = new Map([...given, [v.key, value]]);
+      const run = look(values);
+      if (!usable(run)) break;
+      if (run.idle || run.waits <= base.waits) continue;
+      if (!best || run.events < best.run.events) best = { values, run };
       break;
     }
   }
