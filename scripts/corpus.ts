@@ -75,7 +75,7 @@ for (const dir of fromJson ? [] : dirs) {
           // a kernel that did no tile at any launch point was checked in its prologue only
           idleNote(points, k) !== undefined ? 'prologue only: no CTA had a tile at these launch values' : '',
           // no barrier waited at both parities: no ring wrapped (verify/ptx.ts shallowNote)
-          row.verdict !== 'violation' && shallowNote(points) !== undefined ? 'no ring wrapped: no barrier waited at both parities' : '',
+          row.verdict !== 'violation' && shallowNote(points, k) !== undefined ? 'no ring wrapped: no barrier waited at both parities' : '',
           // a CTA of the cluster without a tile at the worst point: launch values a host that rounds tiles to the cluster never makes
           (worst && idleCtaNote(worst.p)?.replace(/ — give the tile count.*$/, '')) ?? '',
         ].filter(Boolean).join(' | ');

@@ -73,11 +73,13 @@ export function idleCtaNote(at: LaunchPoint): string | undefined {
 
 /**
  * A note when no barrier is waited at both parities at any launch point: no ring wrapped, so a
- * parity that is wrong from the second round on cannot show. Said only where every wait names a
- * constant barrier and parity (a wait on a token names a phase, not a parity), and not beside a
- * violation (a ring that wrapped without flipping its parity is one).
+ * parity that is wrong from the second round on cannot show. Said only for a kernel that waits
+ * inside a loop (`waitsInALoop`), where every wait names a constant barrier and parity (a wait on
+ * a token names a phase, not a parity), and not beside a violation (a ring that wrapped without
+ * flipping its parity is one).
  */
-export function shallowNote(points: readonly LaunchPoint[]): string | undefined {
+export function shallowNote(points: readonly LaunchPoint[], kernel: PtxFunction): string | undefined {
+  if (!waitsInALoop(kernel)) return undefined; // one-shot barriers only: there is no second round
   const parities = new Map<string, number>();
   let opaque = false;
   for (const p of points)
@@ -92,6 +94,40 @@ export function shallowNote(points: readonly LaunchPoint[]): string | undefined 
     });
   if (opaque || parities.size === 0 || [...parities.values()].some((bits) => bits === 3)) return undefined;
   return 'no barrier is waited at both parities at any launch point checked: no ring wrapped, so a parity that goes wrong from the second round on cannot show here — give larger launch values with --param (or a later CTA with --cta)';
+}
+
+/**
+ * Whether the kernel waits on an mbarrier inside a loop other than a wait's own spin: a backward
+ * branch whose span holds a wait and some other synchronization (an arrive, a copy, a wgmma,
+ * another wait). A kernel whose barriers are each used once (FlashAttention-3's dQ conversion)
+ * has no round after the first to miss. Branch targets are found as the nearest label of that
+ * name before the branch (inline assembly repeats its local labels, block by block).
+ */
+export function waitsInALoop(kernel: PtxFunction): boolean {
+  const flat: { label?: string; opcode?: string; target?: string }[] = [];
+  const walk = (body: readonly Statement[] | undefined): void => {
+    for (const st of body ?? []) {
+      if (st.kind === 'label') flat.push({ label: st.name });
+      else if (st.kind === 'block') walk(st.body);
+      else if (st.kind === 'instr') {
+        const last = st.operands[st.operands.length - 1];
+        flat.push({ opcode: st.opcode, ...(st.opcode.startsWith('bra') && last?.kind === 'name' ? { target: last.name } : {}) });
+      }
+    }
+  };
+  walk(kernel.body);
+  const sync = (op: string): boolean => /^(mbarrier\.|cp\.async\.bulk|wgmma\.|bar\.|barrier\.)/.test(op);
+  const wait = (op: string): boolean => /^mbarrier\.(try|test)_wait/.test(op);
+  for (let i = 0; i < flat.length; i++) {
+    const target = flat[i]?.target;
+    if (target === undefined) continue;
+    let t = i - 1;
+    while (t >= 0 && flat[t]?.label !== target) t--;
+    if (t < 0) continue; // a forward branch
+    const ops = flat.slice(t, i).flatMap((x) => (x.opcode !== undefined && sync(x.opcode) ? [x.opcode] : []));
+    if (ops.some(wait) && ops.length >= 2) return true;
+  }
+  return false;
 }
 
 /** A `--tma-box` that names no tensor map the kernel copies through is a mistake: say so, with the maps it has. */
@@ -119,7 +155,7 @@ function combine(worst: Report, all: readonly Report[], points: readonly LaunchP
   const idle = idleNote(points, kernel);
   const idleCta = idleCtaNote(at);
   const dead = deadBarrierNote(at.program);
-  const shallow = worst.verdict === 'violation' ? undefined : shallowNote(points);
+  const shallow = worst.verdict === 'violation' ? undefined : shallowNote(points, kernel);
   const notes = [...(worst.notes ?? []), ...launchNotes(points, at, params), ...(idle ? [idle] : []), ...(idleCta ? [idleCta] : []), ...(dead ? [dead] : []), ...(shallow ? [shallow] : []), ...verdicts];
   const scope =
     points.length > 1

@@ -60,6 +60,11 @@ describe('sweep: the CTA index with the lengths', () => {
     const shallow = (r: { notes?: readonly string[] }): boolean => (r.notes ?? []).some((n) => n.startsWith('no barrier is waited at both parities'));
     expect(shallow(verifyPtx(kernel(true), { noSweep: true }))).toBe(true);
     expect(shallow(verifyPtx(kernel(true)))).toBe(false);
+    // one copy, one wait, no loop around them: no second round to miss, no note
+    const once = kernel(true).replace(/LOOP:[^]*?\tfence/, '\tfence').replace(/\tadd\.s32 %r5, %r5, 1;\n\tbra\.uni LOOP;\n/, '');
+    expect(once).not.toContain('LOOP');
+    expect(verifyPtx(once).verdict).toBe('verified');
+    expect(shallow(verifyPtx(once))).toBe(false);
   });
 
   it('a CTA the user gives is a launch value given: the grid holds it, and the sweep leaves it', () => {
