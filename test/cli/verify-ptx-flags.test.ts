@@ -21,6 +21,16 @@ describe('verify on PTX: lifter flags', () => {
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe('error: --tma-bytes applies to .ptx files only');
   });
+
+  it('a grid left open holds the CTA given; a grid given that does not is refused with one message', () => {
+    const held = arefcheck('verify', 'test/fixtures/cuda/ws_ring_ok.ptx', '--param', '2=4', '--cta', '5', '--no-sweep', '--json');
+    expect(held.status).toBe(0);
+    expect(JSON.parse(held.stdout).notes).toContain('grid 6×1×1, cluster 1×1×1');
+    const outside = arefcheck('verify', 'test/fixtures/cuda/ws_ring_ok.ptx', '--cta', '5', '--grid', '4,1,1');
+    expect(outside.status).toBe(2);
+    expect(outside.stderr).toContain('--cta 5 is outside the grid 4,1,1 (%ctaid.x runs 0..3)');
+    expect(outside.stderr).not.toContain('    at ');
+  });
 });
 
 describe('verify on PTX: --tma-box', () => {

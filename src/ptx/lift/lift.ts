@@ -287,6 +287,7 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
   if (grid.some((g, i) => g % (cluster[i] ?? 1) !== 0)) {
     throw new InputError(`the grid ${grid.join(',')} is not a whole number of ${cluster.join(',')} clusters`);
   }
+  if (x0 >= grid[0]) throw new InputError(`--cta ${x0} is outside the grid ${grid.join(',')} (%ctaid.x runs 0..${grid[0] - 1})`);
   const firstCta: [number, number, number] = [x0 - (x0 % cluster[0]), 0, 0];
   // elements of launch arrays the kernel read and also writes are its own data: run again with
   // them unknown (a write the sequential run made after the read may come first on the GPU)
