@@ -76,3 +76,41 @@ describe('sweep: the CTA index with the lengths', () => {
     expect(points.map((p) => p.label)).toContain('k_n = 192');
   });
 });
+
+// two slots; trips = ⌈min(n, (ctaid.x + 1) · 192) / 128⌉: at CTA 0 n adds a second trip (the
+// second slot) but never a third, so the greedy point waits more and wraps no ring
+const twoSlots = [
+  '.version 8.4', '.target sm_90a', '.address_size 64',
+  '.shared .align 8 .b64 bar[2];', '.shared .align 128 .b8 buf[512];',
+  '.visible .entry k(.param .u32 k_n, .param .u64 k_src)', '.reqntid 32', '{',
+  '\t.reg .pred %p<8>;', '\t.reg .b32 %r<24>;', '\t.reg .b64 %rd<8>;',
+  '\tmov.u32 %r1, %tid.x;', '\tsetp.eq.u32 %p1, %r1, 0;',
+  '\t@%p1 mbarrier.init.shared::cta.b64 [bar], 1;', '\t@%p1 mbarrier.init.shared::cta.b64 [bar+8], 1;', '\tbar.sync 0;',
+  '\tld.param.u32 %r2, [k_n];', '\tmov.u32 %r8, %ctaid.x;', '\tadd.s32 %r9, %r8, 1;', '\tmul.lo.u32 %r9, %r9, 192;',
+  '\tmin.u32 %r3, %r2, %r9;', '\tadd.s32 %r3, %r3, 127;', '\tshr.u32 %r4, %r3, 7;',
+  '\tld.param.u64 %rd2, [k_src];', '\tmov.u32 %r5, 0;',
+  'LOOP:',
+  '\tsetp.ge.u32 %p2, %r5, %r4;', '\t@%p2 bra DONE;',
+  '\tand.b32 %r7, %r5, 1;', '\tshr.u32 %r6, %r5, 1;', '\tand.b32 %r6, %r6, 1;',
+  '\tmov.u32 %r10, bar;', '\tshl.b32 %r11, %r7, 3;', '\tadd.s32 %r12, %r10, %r11;',
+  '\tmov.u32 %r13, buf;', '\tshl.b32 %r14, %r7, 8;', '\tadd.s32 %r15, %r13, %r14;',
+  '\tfence.proxy.async.shared::cta;',
+  '\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r12], 256;',
+  '\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r15], [%rd2], 256, [%r12];',
+  'W:', '\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r12], %r6;', '\t@!%p3 bra W;',
+  '\tld.shared.u32 %r16, [%r15];',
+  '\tadd.s32 %r5, %r5, 1;', '\tbra.uni LOOP;',
+  'DONE:', '\tret;', '}', '',
+].join('\n');
+
+describe('sweep: the CTA step after a point that wraps no ring', () => {
+  it('adds the CTA point when the greedy point only waits more', () => {
+    const labels = liftLaunchPoints(parsePtx(twoSlots, 'k.ptx'), {}, true).map((p) => p.label);
+    expect(labels[0]).toBe('defaults');
+    expect(labels.some((l) => /^k_n = \d+$/.test(l))).toBe(true);
+    expect(labels[labels.length - 1]).toMatch(/^every open integer and %ctaid\.x = \d+$/);
+    const r = verifyPtx(twoSlots);
+    expect(r.verdict).toBe('verified');
+    expect((r.notes ?? []).some((n) => n.startsWith('no barrier is waited at both parities'))).toBe(false);
+  });
+});

@@ -193,17 +193,8 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
     // (FlashAttention-3 backward): then raise the 32-bit scalars alone, its sequence lengths
     const narrow = joint ? undefined : raiseTogether(look, cur.run, given, (v) => v.bytes <= 4 && v.element === undefined);
     if (narrow) points.push(...liftPoints(module, options, [{ run: narrow.run, label: `every open 32-bit integer = ${narrow.value}` }], points));
-    // a trip count that grows with the CTA index too (a causal attention kernel: CTA 0 makes one
-    // k-block whatever the sequence length) needs the CTA raised with the lengths: the CTA run is
-    // one more open value, last, so that no kernel an earlier step covers changes
-    const byCta = joint || narrow ? undefined : raiseTogether(look, cur.run, given, () => true, true);
-    if (byCta) points.push(...liftPoints(module, options, [{ run: byCta.run, label: `every open integer and ${CTA_INDEX} = ${byCta.value}` }], points));
-    // past the ladder: a persistent kernel whose tile stride is a compile-time SM count (DeepGEMM's
-    // 132) gives CTA 0 a second tile, and so a second round of a ring deeper than one tile's
-    // k-blocks, only past 132 tiles. Where no ring wrapped yet, each open value alone goes on up
-    // the far ladder to the first value that adds waits (the greedy rounds' test, past 4096)
-    const far = joint || narrow || byCta || wrapped(baseRun) ? undefined : farPoint(look, baseRun, given);
-    if (far) points.push(...liftPoints(module, options, [{ run: far.run, label: labelOf(far.values) }], points));
+    const deeper = joint || narrow || wrapped(baseRun) ? undefined : wrapDeeper(look, cur.run, baseRun, given, labelOf);
+    if (deeper) points.push(...liftPoints(module, options, [deeper], points));
     return done();
   }
   // the greedy raise of one value at a time can overshoot: CUTLASS's Cooperative kernel runs one
@@ -217,7 +208,33 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
   const more = uncovered(probed, [baseRun, ...kept.map((c) => c.run)]);
   if (more) kept.push(more);
   points.push(...liftPoints(module, options, kept.map((c) => ({ run: c.run, label: labelOf(c.values) })), points));
+  // points that add waits but wrap no ring (CUTLASS example 88's causal forward kernels: the
+  // sequence length adds k-blocks only up to CTA 0's diagonal): the last steps, as below
+  const deeper = [baseRun, ...kept.map((c) => c.run)].some(wrapped) ? undefined : wrapDeeper(look, cur.run, baseRun, given, labelOf);
+  if (deeper) points.push(...liftPoints(module, options, [deeper], points));
   return done();
+}
+
+/**
+ * The sweep's last steps, taken only where no point so far wrapped a ring, so that no kernel an
+ * earlier step covers changes. First the open integers raised together with the CTA run: a trip
+ * count that grows with the CTA index (a causal attention kernel: CTA 0 makes one k-block
+ * whatever the sequence length). Then past the ladder: a persistent kernel whose tile stride is a
+ * compile-time SM count (DeepGEMM's 132) gives CTA 0 a second tile, and so a second round of a
+ * ring deeper than one tile's k-blocks, only past 132 tiles; each open value alone goes on up the
+ * far ladder to the first value that adds waits (the greedy rounds' test, past 4096).
+ */
+function wrapDeeper(
+  look: Look,
+  cur: Probe,
+  baseRun: Probe,
+  given: ReadonlyMap<string, bigint>,
+  labelOf: (values: ReadonlyMap<string, bigint>) => string,
+): { run: Probe; label: string } | undefined {
+  const byCta = raiseTogether(look, cur, given, () => true, true);
+  if (byCta) return { run: byCta.run, label: `every open integer and ${CTA_INDEX} = ${byCta.value}` };
+  const far = farPoint(look, baseRun, given);
+  return far ? { run: far.run, label: labelOf(far.values) } : undefined;
 }
 
 /**
