@@ -15,7 +15,7 @@ import { barrierObject, currentTouch, Futures, GLOBAL, groupObject, namedObject,
 import type { OpInstr } from './context.ts';
 import { hasOutstanding, unitRoles } from './async.ts';
 import { Horizons, updateOf, type BarrierUpdates } from './horizon.ts';
-import { StuckBarriers, threadsMissing, unitProcess, unitWaitOf, waitsOnUnitOf, type Stuck } from './stuck.ts';
+import { StuckBarriers, threadsMissing, unitProcess, waitsOnUnitOf, type Stuck } from './stuck.ts';
 import type { Machine } from './machine.ts';
 import { BAR_FREE, type MachineState } from './state.ts';
 import { currentOp, type Action } from './step.ts';
@@ -153,8 +153,6 @@ class Closure {
   private s!: MachineState;
   /** each role's position in this state (positions.ts) */
   private readonly at: Int32Array;
-  /** per role, the unit process it is blocked on at a wgmma.wait or bulk.wait in this state, or −1 */
-  private readonly blockedOn: Int32Array;
   /** each process's touch in this state, computed once for all seeds */
   private readonly touches: (Touch | undefined)[] = [];
   /** per process, what its own touch conflicts with in this state, whatever the set (see `conflicts`) */
@@ -174,7 +172,6 @@ class Closure {
     this.at = new Int32Array(this.R);
     this.marks = marksFor(o);
     this.isDeferred = new Uint8Array(this.R);
-    this.blockedOn = new Int32Array(this.R);
   }
 
   /** Start on state s with its enabled actions. */
@@ -190,7 +187,6 @@ class Closure {
     this.hits.length = 0;
     this.stuck.clear();
     this.byAnalysis.clear();
-    for (let r = 0; r < this.R; r++) this.blockedOn[r] = unitWaitOf(this.m, s, r);
     for (let r = 0; r < this.R; r++) {
       const rs = s.roles[r];
       this.at[r] = rs ? this.horizons.positions.of(r, rs) : this.horizons.positions.length(r);
@@ -389,10 +385,11 @@ class Closure {
    */
   private analysisKey(): string {
     const { inSet, R } = this;
+    const blockedOn = this.analysis.blockedOn(this.s, this.at);
     let key = '';
     for (let p = 0; p < R; p++) {
       if (inSet[p]) key += `${p},`;
-      else if (this.blockedOn[p]! >= 0 && inSet[this.blockedOn[p]!]) key += `u${p},`;
+      else if (blockedOn[p]! >= 0 && inSet[blockedOn[p]!]) key += `u${p},`;
     }
     return key;
   }

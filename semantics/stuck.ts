@@ -67,7 +67,7 @@ export function waitsOnUnitOf(m: Machine, s: MachineState, inSet: Uint8Array, r:
 }
 
 /** The process of the unit role r is blocked on at a wgmma.wait or bulk.wait, or −1: the part of `waitsOnUnitOf` that does not depend on the set. */
-export function unitWaitOf(m: Machine, s: MachineState, r: number): number {
+function unitWaitOf(m: Machine, s: MachineState, r: number): number {
   const kind = currentOp(m, s, r)?.op.kind;
   if (kind !== 'wgmma.wait' && kind !== 'bulk.wait') return -1;
   return roleCanMove(m, s, r) ? -1 : unitProcess(m, r, kind === 'wgmma.wait' ? 'mma' : 'store');
@@ -193,13 +193,7 @@ export class StuckBarriers {
     this.at = out.at;
     this.runId = (this.runId + 1) >>> 0 || 1;
     const R = m.roles.length;
-    if (this.lessonsFor !== s) {
-      this.lessonsFor = s;
-      this.lessons.reset(s, out.at);
-      // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
-      this.transfer = s.roles.every((_, p) => !horizons.touchesEverythingFrom(p, out.at[p]!));
-      for (let p = 0; p < R; p++) this.unitWait[p] = unitWaitOf(m, s, p);
-    }
+    this.forState(s, out.at);
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
     this.perArrival.fill(Infinity);
@@ -255,6 +249,22 @@ export class StuckBarriers {
     result.bound.set(bound);
     result.counts.set(counts);
     return result;
+  }
+
+  /** The per-state facts of every run on state s (roles at positions `at`), worked out once per state. */
+  private forState(s: MachineState, at: Int32Array): void {
+    if (this.lessonsFor === s) return;
+    this.lessonsFor = s;
+    this.lessons.reset(s, at);
+    // an init or inval ahead could reset what a barrier's completions teach (mbarrier.ts: init clears barDone)
+    this.transfer = s.roles.every((_, p) => !this.horizons.touchesEverythingFrom(p, at[p]!));
+    for (let p = 0; p < this.m.roles.length; p++) this.unitWait[p] = unitWaitOf(this.m, s, p);
+  }
+
+  /** Per role, the unit process it is blocked on in state s (unitWaitOf), or −1: what a run reads of the set's units (ample.ts `analysisKey`). */
+  blockedOn(s: MachineState, at: Int32Array): Int32Array {
+    this.forState(s, at);
+    return this.unitWait;
   }
 
   /**

@@ -233,7 +233,7 @@ function wrapDeeper(
 ): { run: Probe; label: string } | undefined {
   const byCta = raiseTogether(look, cur, given, () => true, true);
   if (byCta) return { run: byCta.run, label: `every open integer and ${CTA_INDEX} = ${byCta.value}` };
-  const far = farPoint(look, baseRun, given);
+  const far = widen(look, baseRun, given, FAR_LADDER);
   return far ? { run: far.run, label: labelOf(far.values) } : undefined;
 }
 
@@ -350,8 +350,13 @@ function uncovered(probed: Probed, points: readonly Probe[]): { values: Readonly
   return best && { values: best.values, run: best.run };
 }
 
-/** Of the open values that add waits when raised alone on top of `values`, the cheapest at its least such value. */
-function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+/**
+ * Of the open values that add waits when raised alone on top of `values`, along `ladder`, the
+ * cheapest at its least such value. On LADDER a value that adds no wait at 64 nor at 4096 is
+ * passed over at once; past it (FAR_LADDER) every value climbs, since what adds waits there adds
+ * none at 4096. A value whose run grows past MAX_EVENTS or is refused stops its climb.
+ */
+function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>, ladder: readonly bigint[] = LADDER): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
   let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
   for (const { v } of openIntegers(base, values)) {
     // drives nothing: adds no wait at 64 nor at 4096 (4096 probed only when 64 added none)
@@ -359,8 +364,8 @@ function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>): { 
       const run = look(new Map([...values, [v.key, value]]));
       return !usable(run) || run.waits > base.waits;
     };
-    if (!adds(64n) && !adds(4096n)) continue;
-    for (const value of LADDER) {
+    if (ladder === LADDER && !adds(64n) && !adds(4096n)) continue;
+    for (const value of ladder) {
       const next = new Map([...values, [v.key, value]]);
       const run = look(next);
       if (!usable(run)) break;
@@ -372,34 +377,13 @@ function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>): { 
   return best;
 }
 
-/** Values past LADDER's 4096 for the last step of the sweep (`farPoint`). */
+/** Values past LADDER's 4096 for the last step of the sweep (`wrapDeeper`). */
 const FAR_LADDER = [6144n, 8192n, 12288n, 16384n, 24576n, 32768n, 65536n] as const;
 
 /** Whether some warp waited on some barrier at both parities in this run: a ring wrapped. */
 function wrapped(run: Probe): boolean {
   for (const bits of run.parities.values()) if (bits === 3) return true;
   return false;
-}
-
-/**
- * The cheapest assignment that raises one open value alone along FAR_LADDER to the first value
- * that adds waits, or undefined. Not "the first that wraps a ring at both parities": a ring that
- * restarts its phase with every tile waits at one parity only, and that is the bug to show. A
- * value whose run grows past MAX_EVENTS or is refused stops its climb.
- */
-function farPoint(look: Look, base: Probe, given: ReadonlyMap<string, bigint>): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
-  let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
-  for (const { v } of openIntegers(base, given)) {
-    for (const value of FAR_LADDER) {
-      const values = new Map([...given, [v.key, value]]);
-      const run = look(values);
-      if (!usable(run)) break;
-      if (run.idle || run.waits <= base.waits) continue;
-      if (!best || run.events < best.run.events) best = { values, run };
-      break;
-    }
-  }
-  return best;
 }
 
 /**
