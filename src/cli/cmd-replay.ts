@@ -3,6 +3,7 @@
 import chalk, { Chalk } from 'chalk';
 import type { Level } from '../ir/program.ts';
 import { basename } from 'node:path';
+import { programOfViolation } from '../verify/dead-barriers.ts';
 import { replayTrace, type ReplayResult } from '../verify/replay.ts';
 import { formatTraceTable, markViolation } from '../verify/format-text.ts';
 import { readTraceJson, type TraceFile } from '../verify/trace-json.ts';
@@ -62,7 +63,8 @@ export async function main(argv: string[]): Promise<number> {
   const load = loadFlags(cl);
   // the trace's params are applied first; --param is not offered: a trace is tied to its params
   const program = await loadProgramForCli(programFile, { ...load, params: new Map(Object.entries(trace.params)) });
-  const result = replayTrace(program, trace, requested ?? trace.level);
+  // a violation found past the dead barriers' inits replays on the program without them, as it was found
+  const result = replayTrace(programOfViolation(trace.message ?? '', program), trace, requested ?? trace.level);
   if (trace.program !== undefined && basename(trace.program) !== basename(programFile))
     process.stderr.write(`warning: ${traceFile} was recorded on ${trace.program}, not on ${programFile}\n`);
 

@@ -1,5 +1,6 @@
 // How `verify` and `pipeline` run a check and print it: limits and output flags, the progress
 // line, the text/JSON report, trace files and SARIF, the exit code.
+import { programOfViolation } from '../verify/dead-barriers.ts';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import chalk from 'chalk';
@@ -148,7 +149,7 @@ function writeTraceFiles(report: Report, program: Program, run: VerificationRun)
     for (let k = 2; used.has(name); k++) name = `${stem}.${levels[i]}.${v.kind}.${k}`;
     used.add(name);
     const path = join(dir, `${name}.json`);
-    const json = violationToTraceJson(report, i, run.name, { params: { ...params, ...v.params }, literal: run.literal, program });
+    const json = violationToTraceJson(report, i, run.name, { params: { ...params, ...v.params }, literal: run.literal, program: programOfViolation(v.message, program) });
     writeJson(path, json, TRACE_LAYOUT, '--trace-out');
     return path;
   });

@@ -1,7 +1,7 @@
 // Verifying a PTX kernel: lift it at the launch values of a bounded sweep (the caller's, defaults
 // for the rest, the depth-driving values raised — ptx/lift/sweep.ts), check each lifted program,
 // and report the worst verdict with what it covers and what the lifter assumed.
-import { deadBarrierNote } from './dead-barriers.ts';
+import { checkSettingAsideDeadInits, deadBarrierNote } from './dead-barriers.ts';
 import { InputError } from '../diag.ts';
 import { forEachOp, type Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
@@ -24,9 +24,11 @@ export function verifyPtxModule(
   const points = liftLaunchPoints(module, { ...options, kernel: kernel.name }, sweep);
   const params = kernel.params.map((p) => p.name);
   unknownBoxes(namedBoxes, points, kernel, params);
-  const reports = points.map((p) => ({ point: p, report: checkOne(p.program) }));
-  const worst =
-    reports.find((r) => r.report.verdict === 'violation') ?? reports.find((r) => r.report.verdict === 'inconclusive') ?? reports[reports.length - 1];
+  const reports = points.map((p) => ({ point: p, report: checkSettingAsideDeadInits(p.program, checkOne) }));
+  // of the violations, the first with the most kinds (a check past a dead double init can add some)
+  const violated = reports.filter((r) => r.report.verdict === 'violation');
+  const most = violated.reduce<(typeof reports)[number] | undefined>((a, r) => (a && a.report.violations.length >= r.report.violations.length ? a : r), undefined);
+  const worst = most ?? reports.find((r) => r.report.verdict === 'inconclusive') ?? reports[reports.length - 1];
   if (!worst) throw new InputError(`${file}: nothing to check`);
   return { report: combine(worst.report, reports.map((r) => r.report), points, worst.point, kernel), program: worst.point.program };
 }

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyPtx } from '../../src/api.ts';
+import { SET_ASIDE } from '../../src/verify/dead-barriers.ts';
 import { ROOT, deadInitLines, dropLines, patchRuns, readPtx, tritonCases } from './triton-ws-cases.ts';
 
 const cases = tritonCases();
@@ -70,6 +71,28 @@ describe('Hopper warp specialization initialises dead barriers on one address ag
     const boxes = (report.notes ?? []).filter((n) => n.startsWith('TMA box'));
     expect(boxes.length).toBeGreaterThan(0);
     for (const n of boxes) expect(n).toMatch(/from the descriptor the kernel builds/);
+  }, 120_000);
+});
+
+describe('verify looks past the dead inits to the rest of the synchronization', () => {
+  it('mmws_128x128x64_s2: the double init, and the ring after it verified', () => {
+    const report = verifyPtx(readPtx('mmws_128x128x64_s2'), { file: 'mmws_128x128x64_s2.ptx', maxMs: 60_000 });
+    expect(report.violations.map((v) => v.kind)).toEqual(['protocol']);
+    expect((report.notes ?? []).find((n) => n.startsWith('with the '))).toMatch(/^with the \d+ inits of barriers nothing uses set aside \(lines [\d, …]+\), the rest of the synchronization: verified; [\d,]+ states$/);
+  }, 120_000);
+
+  it('mmws_128x128x64_s2 without a consumer release: the deadlock the double init hid', () => {
+    const ptx = readPtx('mmws_128x128x64_s2');
+    // the first consumer warpgroup's first release of a stage (mbarrier.arrive by 128 threads)
+    const release = ptx.split('\n').findIndex((l) => /mbarrier\.arrive\.shared::cta\.b64 _, \[%r\d+\], 128;/.test(l)) + 1;
+    expect(release).toBeGreaterThan(0);
+    const mutant = dropLines(ptx, [release]);
+    const plain = verifyPtx(mutant, { file: 'mutant.ptx', maxMs: 60_000, stopAtFirst: true });
+    expect(plain.violations[0]?.message).toMatch(/double init/);
+    const report = verifyPtx(mutant, { file: 'mutant.ptx', maxMs: 60_000 });
+    expect(report.violations.map((v) => v.kind)).toEqual(['protocol', 'deadlock']);
+    expect(report.violations[1]!.message.startsWith(SET_ASIDE)).toBe(true);
+    expect(report.notes ?? []).toContainEqual(expect.stringMatching(/the rest of the synchronization: deadlock \(below, marked\)/));
   }, 120_000);
 });
 
