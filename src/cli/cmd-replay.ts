@@ -2,7 +2,9 @@
 // and confirm that it reaches the violation it records.
 import chalk, { Chalk } from 'chalk';
 import type { Level } from '../ir/program.ts';
-import { basename } from 'node:path';
+import { basename, extname } from 'node:path';
+import { liftRecipePoint } from '../ptx/lift/recipe.ts';
+import { parsePtx } from '../ptx/parse/parser.ts';
 import { programOfViolation } from '../verify/dead-barriers.ts';
 import { replayTrace, type ReplayResult } from '../verify/replay.ts';
 import { formatTraceTable, markViolation } from '../verify/format-text.ts';
@@ -62,7 +64,10 @@ export async function main(argv: string[]): Promise<number> {
   const trace = readTraceFile(traceFile);
   const load = loadFlags(cl);
   // the trace's params are applied first; --param is not offered: a trace is tied to its params
-  const program = await loadProgramForCli(programFile, { ...load, params: new Map(Object.entries(trace.params)) });
+  // lifted PTX: the options and launch point the trace records (a sweep point is not the defaults)
+  const program = trace.launch && extname(programFile).toLowerCase() === '.ptx'
+    ? liftRecipePoint(parsePtx(readInputFile(programFile), programFile), programFile, trace.launch)
+    : await loadProgramForCli(programFile, { ...load, params: new Map(Object.entries(trace.params)) });
   // a violation found past the dead barriers' inits replays on the program without them, as it was found
   const result = replayTrace(programOfViolation(trace.message ?? '', program), trace, requested ?? trace.level);
   if (trace.program !== undefined && basename(trace.program) !== basename(programFile))

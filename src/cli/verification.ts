@@ -1,6 +1,7 @@
 // How `verify` and `pipeline` run a check and print it: limits and output flags, the progress
 // line, the text/JSON report, trace files and SARIF, the exit code.
 import { programOfViolation } from '../verify/dead-barriers.ts';
+import type { LiftRecipe } from '../ptx/lift/recipe.ts';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import chalk from 'chalk';
@@ -90,8 +91,8 @@ export function checkWithProgress(program: Program, run: VerificationRun): Repor
 }
 
 /** Print a report (text or JSON), write trace files and SARIF; returns the exit code of the verdict. */
-export function printReport(report: Report, program: Program, run: VerificationRun): number {
-  const traceFiles = run.traceOut === undefined ? [] : writeTraceFiles(report, program, run);
+export function printReport(report: Report, program: Program, run: VerificationRun, launch?: LiftRecipe): number {
+  const traceFiles = run.traceOut === undefined ? [] : writeTraceFiles(report, program, run, launch);
   if (run.sarif !== undefined) writeJson(run.sarif, reportToSarif(report, run.name, { toolVersion: version(), ...(run.sarifRoot === undefined ? {} : { root: run.sarifRoot }) }), SARIF_LAYOUT, '--sarif');
   if (run.json) {
     writeJsonFd(1, reportJson(report, run.name, traceFiles), { depth: 0 });
@@ -133,7 +134,8 @@ export function reportJson(report: Report, program: string, traceFiles: readonly
 }
 
 /** One file per violation: DIR/<program>.<level>.<kind>.json (numbered if a name repeats). */
-function writeTraceFiles(report: Report, program: Program, run: VerificationRun): string[] {
+/** `launch`: for lifted PTX, how its program was lifted (replay lifts it again). */
+function writeTraceFiles(report: Report, program: Program, run: VerificationRun, launch: LiftRecipe | undefined): string[] {
   const dir = run.traceOut ?? '.';
   try {
     mkdirSync(dir, { recursive: true });
@@ -149,7 +151,7 @@ function writeTraceFiles(report: Report, program: Program, run: VerificationRun)
     for (let k = 2; used.has(name); k++) name = `${stem}.${levels[i]}.${v.kind}.${k}`;
     used.add(name);
     const path = join(dir, `${name}.json`);
-    const json = violationToTraceJson(report, i, run.name, { params: { ...params, ...v.params }, literal: run.literal, program: programOfViolation(v.message, program) });
+    const json = violationToTraceJson(report, i, run.name, { params: { ...params, ...v.params }, literal: run.literal, program: programOfViolation(v.message, program), ...(launch ? { launch } : {}) });
     writeJson(path, json, TRACE_LAYOUT, '--trace-out');
     return path;
   });

@@ -8,6 +8,7 @@ import { parseDims, type LiftOptions } from '../ptx/lift/lift.ts';
 import { parsePtx } from '../ptx/parse/parser.ts';
 import { readInputFile } from '../read-input.ts';
 import { verifyPtxModule } from '../verify/ptx.ts';
+import { liftRecipe } from '../ptx/lift/recipe.ts';
 import { openLaunchValue, verifyEveryLaunchValue } from '../verify/ptx-every-value.ts';
 import { DEFAULT_LIMITS } from '../verify.ts';
 import { ttgirBoxes, tritonCacheBoxes } from '../ptx/lift/ttgir.ts';
@@ -64,8 +65,12 @@ export function ptxFlags(cl: CommandLine, base: LiftOptions): PtxFlags {
 export function verifyPtxFile(file: string, flags: PtxFlags, run: VerificationRun): number {
   const module = parsePtx(readInputFile(file), file);
   const open = openLaunchValue(module, flags.options);
-  const { report, program } = open
-    ? verifyEveryLaunchValue(module, file, open.rest, open.open, run.maxMs ?? DEFAULT_LIMITS.maxMs, (p, maxMs) => checkWithProgress(p, { ...run, maxMs }))
-    : verifyPtxModule(module, file, flags.options, flags.sweep, (p) => checkWithProgress(p, run), flags.namedBoxes);
-  return printReport(report, program, run);
+  if (open) {
+    const { report, program, value } = verifyEveryLaunchValue(module, file, open.rest, open.open, run.maxMs ?? DEFAULT_LIMITS.maxMs, (p, maxMs) => checkWithProgress(p, { ...run, maxMs }));
+    // each value is lifted alone, unswept
+    const params = new Map([...(open.rest.params ?? []), [open.open.name, value]]);
+    return printReport(report, program, run, liftRecipe({ ...open.rest, params }, false, 'defaults'));
+  }
+  const { report, program, point } = verifyPtxModule(module, file, flags.options, flags.sweep, (p) => checkWithProgress(p, run), flags.namedBoxes);
+  return printReport(report, program, run, liftRecipe(flags.options, flags.sweep, point));
 }

@@ -45,7 +45,7 @@ export function verifyEveryLaunchValue(
   open: OpenLaunchValue,
   budgetMs: number,
   checkOne: CheckLifted,
-): { report: Report; program: Program } {
+): { report: Report; program: Program; value: bigint } {
   const kernel = pickKernel(module, options.kernel);
   const paramNames = kernel.params.map((p) => p.name);
   const started = performance.now();
@@ -149,10 +149,11 @@ export function verifyEveryLaunchValue(
         ],
       },
       program: first.point.program,
+      value: first.value,
     };
   }
   if (stoppedBy) {
-    return { report: { ...stoppedBy, stats, scope, notes: [...notes, ...(stoppedBy.notes ?? [])] }, program: shownAt.point.program };
+    return { report: { ...stoppedBy, stats, scope, notes: [...notes, ...(stoppedBy.notes ?? [])] }, program: shownAt.point.program, value: shownAt.value };
   }
   return {
     report: {
@@ -165,6 +166,7 @@ export function verifyEveryLaunchValue(
       notes,
     },
     program: shownAt.point.program,
+    value: shownAt.value,
   };
 }
 

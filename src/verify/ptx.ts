@@ -19,7 +19,7 @@ export function verifyPtxModule(
   checkOne: (program: Program) => Report,
   /** the box sizes the user named (a map no copy goes through is an error); default: all of options.tmaBoxes */
   namedBoxes: readonly string[] = [...(options.tmaBoxes?.keys() ?? [])],
-): { report: Report; program: Program } {
+): { report: Report; program: Program; point: string } {
   const kernel = pickKernel(module, options.kernel);
   const points = liftLaunchPoints(module, { ...options, kernel: kernel.name }, sweep);
   const params = kernel.params.map((p) => p.name);
@@ -30,7 +30,7 @@ export function verifyPtxModule(
   const most = violated.reduce<(typeof reports)[number] | undefined>((a, r) => (a && a.report.violations.length >= r.report.violations.length ? a : r), undefined);
   const worst = most ?? reports.find((r) => r.report.verdict === 'inconclusive') ?? reports[reports.length - 1];
   if (!worst) throw new InputError(`${file}: nothing to check`);
-  return { report: combine(worst.report, reports.map((r) => r.report), points, worst.point, kernel), program: worst.point.program };
+  return { report: combine(worst.report, reports.map((r) => r.report), points, worst.point, kernel), program: worst.point.program, point: worst.point.label };
 }
 
 /** Instructions of a kernel's body (nested blocks included) whose opcode starts with `prefix`. */

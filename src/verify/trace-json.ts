@@ -2,6 +2,7 @@
 // trace format Quint writes), carrying what `arefcheck replay` needs to re-run it exactly: the
 // level, the params and the consumed rule it was checked with, and for each step the position of
 // its action among the actions enabled before it.
+import { readLiftRecipe, type LiftRecipe } from '../ptx/lift/recipe.ts';
 import { InputError } from '../diag.ts';
 import type { Level, Loc, Program } from '../ir/program.ts';
 import { readJson, type JsonEntry, type JsonNode } from '../lang/json-reader.ts';
@@ -20,6 +21,8 @@ export interface TraceContext {
   readonly literal: boolean;
   /** The program checked: when given, every state carries its full valuation (roles, slots, barriers, copies, groups). */
   readonly program?: Program;
+  /** lifted PTX: how the program was lifted, for replay */
+  readonly launch?: LiftRecipe;
 }
 
 export interface TraceJsonMeta {
@@ -35,6 +38,8 @@ export interface TraceJsonMeta {
   readonly actionIndices: readonly number[];
   readonly loopStart?: number;
   readonly loc?: Loc;
+  /** lifted PTX: the lift options and the launch point (replay lifts the same program) */
+  readonly launch?: LiftRecipe;
 }
 
 export type TraceJsonState = {
@@ -65,6 +70,8 @@ export interface TraceFile {
   readonly message?: string;
   /** The program file the trace was recorded on (for messages only). */
   readonly program?: string;
+  /** lifted PTX: how its program was lifted */
+  readonly launch?: LiftRecipe;
 }
 
 const isLevel = (x: string): x is Level => x === 'aref' || x === 'mbarrier';
@@ -113,6 +120,7 @@ export function violationToTraceJson(report: Report, violationIndex: number, pro
     actionIndices: v.actionIndices,
     ...(v.loopStart !== undefined ? { loopStart: v.loopStart } : {}),
     ...(v.loc ? { loc: v.loc } : {}),
+    ...(context.launch ? { launch: context.launch } : {}),
   };
   const vars = valuations.length > 0 ? ['changes', ...VALUATION_VARS] : ['changes'];
   return { '#meta': meta, vars, states, ...(v.loopStart !== undefined ? { loop: v.loopStart } : {}) };
@@ -175,7 +183,9 @@ function readPlain(text: string): TraceFile | undefined {
   const obj = (x: unknown): Record<string, unknown> | undefined => (typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined);
   const meta = obj(obj(root)?.['#meta']);
   if (!meta) return undefined;
-  const { kind, level, message, program, literal, params, actionIndices, loopStart } = meta;
+  const { kind, level, message, program, literal, params, actionIndices, loopStart, launch } = meta;
+  const recipe = launch === undefined ? undefined : readLiftRecipe(launch);
+  if (typeof recipe === 'string') return undefined;
   const isIndex = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
   if (typeof kind !== 'string' || typeof level !== 'string' || !isLevel(level)) return undefined;
   if (meta['tool'] !== undefined && meta['tool'] !== 'arefcheck') return undefined;
@@ -201,6 +211,7 @@ function readPlain(text: string): TraceFile | undefined {
     ...(loopStart !== undefined ? { loopStart } : {}),
     ...(typeof message === 'string' ? { message } : {}),
     ...(typeof program === 'string' ? { program } : {}),
+    ...(recipe ? { launch: recipe } : {}),
   };
 }
 
@@ -253,6 +264,10 @@ function readTracked(text: string, file: string): TraceFile {
     throw new InputError(`the loop starts at state ${loopStart} but the trace has only ${actionIndices.length + 1} states`, loopEntry?.value.loc);
   }
 
+  const launchEntry = entry(meta, 'launch');
+  const launch = launchEntry ? readLiftRecipe(plainValue(launchEntry.value)) : undefined;
+  if (typeof launch === 'string') throw new InputError(`"#meta".launch${launch}`, launchEntry?.value.loc);
+
   return {
     kind,
     level: levelText,
@@ -262,10 +277,18 @@ function readTracked(text: string, file: string): TraceFile {
     ...(loopStart !== undefined ? { loopStart } : {}),
     ...(message !== undefined ? { message } : {}),
     ...(program !== undefined ? { program } : {}),
+    ...(launch ? { launch } : {}),
   };
 }
 
 /** The actionIndex of each state after the first, when the "states" array carries them. */
+/** A parsed value without its positions. */
+function plainValue(node: JsonNode): unknown {
+  if (node.type === 'object') return Object.fromEntries(node.entries.map((e) => [e.key, plainValue(e.value)]));
+  if (node.type === 'array') return node.items.map(plainValue);
+  return node.type === 'null' ? null : node.value;
+}
+
 function stateIndices(root: ObjectNode): { indices: number[]; locs: Loc[] } | undefined {
   const e = entry(root, 'states');
   if (!e) return undefined;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { arefcheck, expectUsageError } from './spawn.ts';
+import { dropLines, readPtx as readTritonPtx } from '../ptx/triton-ws-cases.ts';
 
 
 interface JsonReport {
@@ -138,6 +139,64 @@ describe('arefcheck verify', () => {
     expect(replay.status, replay.stderr).toBe(1);
     expect(replay.stdout).toMatch(/^confirmed: race after \d+ steps$/m);
   });
+
+  it('a race the sweep finds at a raised launch value: the trace records the point, and replays at it', () => {
+    const dir = tmp();
+    const ptx = 'test/fixtures/cuda/ws_ring_early_release.ptx';
+    const r = arefcheck('verify', ptx, '--trace-out', dir);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/note: verdict by launch: defaults: verified; 2 = \d+: violation/);
+    const file = join(dir, 'ws_ring_early_release.mbarrier.race.json');
+    const meta = (JSON.parse(readFileSync(file, 'utf8')) as { '#meta': { launch?: { sweep: boolean; point: string } } })['#meta'];
+    expect(meta.launch).toEqual({ sweep: true, point: expect.stringMatching(/^2 = \d+$/) });
+    const replay = arefcheck('replay', file, ptx);
+    expect(replay.status, replay.stderr).toBe(1);
+    expect(replay.stdout).toMatch(/^confirmed: race after \d+ steps$/m);
+  });
+
+  it('with a launch value left open (=any), the trace records the value it was found at, and replays there', () => {
+    const dir = tmp();
+    const ptx = 'test/fixtures/cuda/ws_ring_early_release.ptx';
+    const r = arefcheck('verify', ptx, '--param', 'ws_ring_early_release_param_2=any', '--trace-out', dir);
+    expect(r.status, r.stderr).toBe(1);
+    const file = join(dir, 'ws_ring_early_release.mbarrier.race.json');
+    const meta = (JSON.parse(readFileSync(file, 'utf8')) as { '#meta': { launch?: { sweep: boolean; point: string; params?: Record<string, string> } } })['#meta'];
+    expect(meta.launch).toMatchObject({ sweep: false, point: 'defaults', params: { ws_ring_early_release_param_2: expect.stringMatching(/^\d+$/) } });
+    const replay = arefcheck('replay', file, ptx);
+    expect(replay.status, replay.stderr).toBe(1);
+    expect(replay.stdout).toMatch(/^confirmed: race after \d+ steps$/m);
+  });
+
+  it('a trace whose launch point the PTX no longer gives: one message, exit 2', () => {
+    const dir = tmp();
+    const ptx = 'test/fixtures/cuda/ws_ring_early_release.ptx';
+    arefcheck('verify', ptx, '--trace-out', dir);
+    const file = join(dir, 'ws_ring_early_release.mbarrier.race.json');
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { '#meta': { launch: { point: string } } };
+    json['#meta'].launch.point = '2 = 99999';
+    writeFileSync(file, JSON.stringify(json));
+    expectUsageError(arefcheck('replay', file, ptx), /the trace was recorded at the launch point '2 = 99999', which lifting .* again does not give \(its points: defaults; 2 = \d+\)/);
+    json['#meta'].launch = 5 as unknown as { point: string };
+    writeFileSync(file, JSON.stringify(json));
+    expectUsageError(arefcheck('replay', file, ptx), /"#meta"\.launch must be an object/);
+  });
+
+  it('a deadlock found past a Triton kernel\'s dead double inits: its trace replays on the program it was found in', () => {
+    const dir = tmp();
+    // Triton's warp-specialized GEMM with the first consumer release of a stage dropped
+    const ptx = readTritonPtx('mmws_128x128x64_s2');
+    const release = ptx.split('\n').findIndex((l) => /mbarrier\.arrive\.shared::cta\.b64 _, \[%r\d+\], 128;/.test(l)) + 1;
+    const file = join(dir, 'mutant.ptx');
+    writeFileSync(file, dropLines(ptx, [release]));
+    const r = arefcheck('verify', file, '--trace-out', dir, '--json');
+    expect(r.status, r.stderr).toBe(1);
+    expect(parseReport(r.stdout).violations.map((v) => v.kind)).toEqual(['protocol', 'deadlock']);
+    for (const kind of ['protocol', 'deadlock']) {
+      const replay = arefcheck('replay', join(dir, `mutant.mbarrier.${kind}.json`), file);
+      expect(replay.status, replay.stderr).toBe(1);
+      expect(replay.stdout).toMatch(new RegExp(`^confirmed: ${kind} after \\d+ steps$`, 'm'));
+    }
+  }, 120_000);
 
   it('--sarif writes the report as SARIF next to the usual output', () => {
     const file = join(tmp(), 'report.sarif');
