@@ -5,7 +5,7 @@ import type { Level } from '../ir/program.ts';
 import { basename, extname } from 'node:path';
 import { liftRecipePoint } from '../ptx/lift/recipe.ts';
 import { parsePtx } from '../ptx/parse/parser.ts';
-import { programOfViolation } from '../verify/dead-barriers.ts';
+import { programOfViolation } from '../verify/set-aside.ts';
 import { replayTrace, type ReplayResult } from '../verify/replay.ts';
 import { formatTraceTable, markViolation } from '../verify/format-text.ts';
 import { readTraceJson, type TraceFile } from '../verify/trace-json.ts';

@@ -1,6 +1,6 @@
 // How `verify` and `pipeline` run a check and print it: limits and output flags, the progress
 // line, the text/JSON report, trace files and SARIF, the exit code.
-import { programOfViolation } from '../verify/dead-barriers.ts';
+import { programOfViolation } from '../verify/set-aside.ts';
 import type { LiftRecipe } from '../ptx/lift/recipe.ts';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';

@@ -16,7 +16,7 @@ import { LADDER, liftLaunchPoints, MAX_EVENTS, shortKey, type LaunchPoint } from
 import { EventBudgetExceeded } from '../ptx/lift/warp.ts';
 import type { PtxModule } from '../ptx/parse/ast.ts';
 import { sumStats } from '../verify.ts';
-import { checkSettingAsideDeadInits } from './dead-barriers.ts';
+import { checkSettingAsideDoubleInits } from './set-aside.ts';
 import { launchNotes } from './ptx.ts';
 import type { Report } from './report.ts';
 
@@ -73,7 +73,7 @@ export function verifyEveryLaunchValue(
       return undefined;
     }
     const id = JSON.stringify(point.program);
-    const report = byProgram.get(id) ?? checkSettingAsideDeadInits(point.program, (p) => checkOne(p, left()));
+    const report = byProgram.get(id) ?? checkSettingAsideDoubleInits(point.program, (p) => checkOne(p, left()));
     byProgram.set(id, report);
     const labelled = { ...point, label: `${open.name} = ${value}` };
     checked.push({ value, point: labelled, report });

@@ -1,7 +1,8 @@
 // Verifying a PTX kernel: lift it at the launch values of a bounded sweep (the caller's, defaults
 // for the rest, the depth-driving values raised — ptx/lift/sweep.ts), check each lifted program,
 // and report the worst verdict with what it covers and what the lifter assumed.
-import { checkSettingAsideDeadInits, deadBarrierNote } from './dead-barriers.ts';
+import { deadBarrierNote } from './dead-barriers.ts';
+import { checkSettingAsideDoubleInits } from './set-aside.ts';
 import { InputError } from '../diag.ts';
 import { forEachOp, type Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
@@ -24,7 +25,7 @@ export function verifyPtxModule(
   const points = liftLaunchPoints(module, { ...options, kernel: kernel.name }, sweep);
   const params = kernel.params.map((p) => p.name);
   unknownBoxes(namedBoxes, points, kernel, params);
-  const reports = points.map((p) => ({ point: p, report: checkSettingAsideDeadInits(p.program, checkOne) }));
+  const reports = points.map((p) => ({ point: p, report: checkSettingAsideDoubleInits(p.program, checkOne) }));
   // of the violations, the first with the most kinds (a check past a dead double init can add some)
   const violated = reports.filter((r) => r.report.verdict === 'violation');
   const most = violated.reduce<(typeof reports)[number] | undefined>((a, r) => (a && a.report.violations.length >= r.report.violations.length ? a : r), undefined);
