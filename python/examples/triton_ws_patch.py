@@ -5,7 +5,9 @@ what the GPU computes?
 
 CASE is a case of triton_ws_suite.py; VARIANT `control` assembles the PTX Triton made, unchanged,
 with ptxas (so the two variants differ only in the edit); `drop` comments out the given PTX lines
-(each must be an `mbarrier.init`). Prints one RESULT line: the PTX hash and the three runs.
+(each must be an `mbarrier.init`); `mutate` comments out the given lines, each an mbarrier arrive
+(a release or an arrive.expect_tx left out: scripts/triton-ws-mutants.ts). Prints one RESULT line:
+the PTX hash and the three runs (`hang`: not done 6 s after the launch).
 """
 import copy
 import hashlib
@@ -37,8 +39,9 @@ def main():
     ptx = compiled.asm["ptx"]
     text = ptx.split("\n")
     for n in map(int, lines):
-        assert "mbarrier.init" in text[n - 1], f"line {n} is not an mbarrier.init: {text[n - 1]}"
-        if variant == "drop":
+        want = "mbarrier.arrive" if variant == "mutate" else "mbarrier.init"
+        assert want in text[n - 1], f"line {n} is not an {want}: {text[n - 1]}"
+        if variant in ("drop", "mutate"):
             text[n - 1] = "\t// dropped: " + text[n - 1].strip()
     with tempfile.TemporaryDirectory() as d:
         src, out = Path(d, "k.ptx"), Path(d, "k.cubin")
@@ -59,7 +62,7 @@ def main():
         t0 = time.time()
         while not done.query():
             if time.time() - t0 > 6:
-                print("RESULT " + json.dumps({"case": case, "variant": variant, "runs": runs + ["hang"]}), flush=True)
+                print("RESULT " + json.dumps({"case": case, "variant": variant, "ptx_sha": hashlib.sha256(ptx.encode()).hexdigest()[:16], "runs": runs + ["hang"]}), flush=True)
                 os._exit(0)
             time.sleep(0.01)
         runs.append(check(io))

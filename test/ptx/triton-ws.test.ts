@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyPtx } from '../../src/api.ts';
-import { SET_ASIDE } from '../../src/verify/dead-barriers.ts';
+import { SET_ASIDE } from '../../src/verify/set-aside.ts';
+import { MUTANT_CASES, mutantLines } from '../../scripts/triton-ws-mutants.ts';
 import { ROOT, deadInitLines, dropLines, patchRuns, readPtx, tritonCases } from './triton-ws-cases.ts';
 
 const cases = tritonCases();
@@ -78,7 +79,7 @@ describe('verify looks past the dead inits to the rest of the synchronization', 
   it('mmws_128x128x64_s2: the double init, and the ring after it verified', () => {
     const report = verifyPtx(readPtx('mmws_128x128x64_s2'), { file: 'mmws_128x128x64_s2.ptx', maxMs: 60_000 });
     expect(report.violations.map((v) => v.kind)).toEqual(['protocol']);
-    expect((report.notes ?? []).find((n) => n.startsWith('with the '))).toMatch(/^with the \d+ inits of barriers nothing uses set aside \(lines [\d, …]+\), the rest of the synchronization: verified; [\d,]+ states$/);
+    expect((report.notes ?? []).find((n) => n.startsWith('with the '))).toMatch(/^with the double inits set aside — the inits of barriers nothing uses \(lines [\d, …]+\) — the rest of the synchronization: verified; [\d,]+ states$/);
   }, 120_000);
 
   it('mmws_128x128x64_s2 without a consumer release: the deadlock the double init hid', () => {
@@ -93,6 +94,30 @@ describe('verify looks past the dead inits to the rest of the synchronization', 
     expect(report.violations.map((v) => v.kind)).toEqual(['protocol', 'deadlock']);
     expect(report.violations[1]!.message.startsWith(SET_ASIDE)).toBe(true);
     expect(report.notes ?? []).toContainEqual(expect.stringMatching(/the rest of the synchronization: deadlock \(below, marked\)/));
+  }, 120_000);
+});
+
+describe('mutants only the check past the double inits sees, run on the H200 (traces/gpu/triton-ws-mutants/)', () => {
+  // RESULT lines of python/examples/triton_ws_mutants.sh, in its order
+  const ran = readFileSync(join(ROOT, 'traces/gpu/triton-ws-mutants/mutants.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('RESULT '))
+    .map((l) => JSON.parse(l.slice(7)) as { case: string; runs: string[] });
+  const mutants = MUTANT_CASES.flatMap((name) => mutantLines(readPtx(name)).map((m) => ({ name, ...m })));
+
+  it('every mutant ran', () => {
+    expect(ran.map((r) => r.case)).toEqual(mutants.map((m) => m.name));
+  });
+
+  it.each(mutants.map((m, i) => [`${m.name} ${m.mutant}`, i] as const))('%s: deadlock past the double inits exactly where the GPU hung', (_, i) => {
+    const m = mutants[i]!;
+    const report = verifyPtx(dropLines(readPtx(m.name), [m.line]), { file: `${m.name}.ptx`, maxMs: 60_000 });
+    // stopping at the first violation, every one is the double init only
+    expect(report.violations[0]?.message).toMatch(/double init/);
+    const past = report.violations.filter((v) => v.message.startsWith(SET_ASIDE)).map((v) => v.kind);
+    const hung = ran[i]!.runs.includes('hang');
+    expect(past, `${m.name} ${m.mutant}: GPU ${ran[i]!.runs.join(', ')}`).toEqual(hung ? ['deadlock'] : []);
+    if (!hung) expect(ran[i]!.runs).toEqual(['right', 'right', 'right']);
   }, 120_000);
 });
 
