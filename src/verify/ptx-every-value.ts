@@ -16,7 +16,7 @@ import { LADDER, liftLaunchPoints, MAX_EVENTS, shortKey, type LaunchPoint } from
 import { EventBudgetExceeded } from '../ptx/lift/warp.ts';
 import type { PtxModule } from '../ptx/parse/ast.ts';
 import { sumStats } from '../verify.ts';
-import { checkSettingAsideDoubleInits } from './set-aside.ts';
+import { checkSettingAsideDoubleInits, onlyDoubleInits } from './set-aside.ts';
 import { launchNotes } from './ptx.ts';
 import type { Report } from './report.ts';
 
@@ -82,13 +82,16 @@ export function verifyEveryLaunchValue(
 
   let stoppedBy: Report | undefined;
   let first: { value: bigint; point: LaunchPoint; report: Report } | undefined;
+  // a prologue's double init is at every value: past it the scan goes on while the rest verifies
+  let doubleInit: { value: bigint; point: LaunchPoint; report: Report } | undefined;
   let lastClean: bigint | undefined;
   for (const value of scanValues(BigInt(open.min))) {
     if (performance.now() - started >= budgetMs) break;
     const r = at(value);
     if (tooBig !== undefined) break;
     if (!r) continue;
-    if (r.report.verdict === 'violation') {
+    if (onlyDoubleInits(r.report)) doubleInit ??= { value, ...r };
+    else if (r.report.verdict === 'violation') {
       first = { value, ...r };
       break;
     }
@@ -105,10 +108,10 @@ export function verifyEveryLaunchValue(
     for (let i = 0; i < BISECT && hi - lo > 1n && performance.now() - started < budgetMs; i++) {
       const mid = (lo + hi) / 2n;
       const r = at(mid);
-      if (r?.report.verdict === 'violation') {
+      if (r?.report.verdict === 'violation' && !onlyDoubleInits(r.report)) {
         hi = mid;
         first = { value: mid, ...r };
-      } else if (r?.report.verdict === 'verified') lo = mid;
+      } else if (r?.report.verdict === 'verified' || (r && onlyDoubleInits(r.report))) lo = mid;
       else break;
     }
   }
@@ -143,13 +146,23 @@ export function verifyEveryLaunchValue(
         stats,
         scope,
         notes: [
-          `${open.name} = ${first.value} is the smallest value checked that has the violation${below.length > 0 ? ` (below it, ${describeValues(below)} verified)` : ''}`,
+          `${open.name} = ${first.value} is the smallest value checked that has the violation${below.length > 0 ? ` (below it, ${describeValues(below)} ${doubleInit ? 'had the double init only, the rest verified' : 'verified'})` : ''}`,
           ...notes,
           ...(first.report.notes ?? []),
         ],
       },
       program: first.point.program,
       value: first.value,
+    };
+  }
+  if (doubleInit) {
+    // the double init, found at every value checked; past it, what the scan found (nothing: the
+    // rest verified at each value, or it stopped as said)
+    const past = stoppedBy ? `past it the scan stopped at an inconclusive value` : `past it the rest verified at every value checked, ${open.name} ∈ {${shown}}`;
+    return {
+      report: { ...doubleInit.report, stats, scope, notes: [`${open.name} = ${doubleInit.value} is the smallest value checked with the double init; ${past}`, ...notes, ...(doubleInit.report.notes ?? [])] },
+      program: doubleInit.point.program,
+      value: doubleInit.value,
     };
   }
   if (stoppedBy) {

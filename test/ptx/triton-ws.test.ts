@@ -97,6 +97,25 @@ describe('verify looks past the dead inits to the rest of the synchronization', 
   }, 120_000);
 });
 
+describe('with a launch value left open (=any)', () => {
+  it('the scan goes on past the double init while the rest verifies', () => {
+    const report = verifyPtx(readPtx('mmws_128x128x64_s2'), { file: 'mmws.ptx', maxMs: 120_000, params: new Map([['matmul_ws_param_5', 'any']]) });
+    expect(report.verdict).toBe('violation');
+    expect(report.violations.map((v) => v.kind)).toEqual(['protocol']);
+    expect(report.notes?.[0]).toMatch(/^matmul_ws_param_5 = 1 is the smallest value checked with the double init; past it the rest verified at every value checked, matmul_ws_param_5 ∈ \{1\.\.8, 12, 16, .*\}$/);
+  }, 240_000);
+
+  it('and finds the smallest value where the rest fails: a mutant without a consumer release', () => {
+    const ptx = readPtx('mmws_128x128x64_s2');
+    const [release] = mutantLines(ptx);
+    const report = verifyPtx(dropLines(ptx, [release!.line]), { file: 'mutant.ptx', maxMs: 120_000, params: new Map([['matmul_ws_param_5', 'any']]) });
+    expect(report.violations.map((v) => v.kind)).toEqual(['protocol', 'deadlock']);
+    const at = /^matmul_ws_param_5 = (\d+) is the smallest value checked that has the violation \(below it, 1\.\.8, .* had the double init only, the rest verified\)$/.exec(report.notes?.[0] ?? '');
+    expect(at, report.notes?.[0]).not.toBeNull();
+    expect(report.violations[1]!.message).toContain(`with matmul_ws_param_5 = ${at![1]}: ${SET_ASIDE}`);
+  }, 240_000);
+});
+
 describe('mutants only the check past the double inits sees, run on the H200 (traces/gpu/triton-ws-mutants/)', () => {
   // RESULT lines of python/examples/triton_ws_mutants.sh, in its order
   const ran = readFileSync(join(ROOT, 'traces/gpu/triton-ws-mutants/mutants.txt'), 'utf8')
