@@ -68,7 +68,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = trace.launch && extname(programFile).toLowerCase() === '.ptx'
     ? liftRecipePoint(parsePtx(readInputFile(programFile), programFile), programFile, trace.launch)
     : await loadProgramForCli(programFile, { ...load, params: new Map(Object.entries(trace.params)) });
-  // a violation found past the dead barriers' inits replays on the program without them, as it was found
+  // a violation found past the double inits replays on the program without them, as it was found
   const result = replayTrace(programOfViolation(trace.message ?? '', program), trace, requested ?? trace.level);
   if (trace.program !== undefined && basename(trace.program) !== basename(programFile))
     process.stderr.write(`warning: ${traceFile} was recorded on ${trace.program}, not on ${programFile}\n`);

@@ -133,8 +133,10 @@ export function reportJson(report: Report, program: string, traceFiles: readonly
   };
 }
 
-/** One file per violation: DIR/<program>.<level>.<kind>.json (numbered if a name repeats). */
-/** `launch`: for lifted PTX, how its program was lifted (replay lifts it again). */
+/**
+ * One file per violation: DIR/<program>.<level>.<kind>.json (numbered if a name repeats).
+ * `launch`: for lifted PTX, how its program was lifted (replay lifts it again).
+ */
 function writeTraceFiles(report: Report, program: Program, run: VerificationRun, launch: LiftRecipe | undefined): string[] {
   const dir = run.traceOut ?? '.';
   try {

@@ -5,7 +5,8 @@
 // the 7 after it, then the sweep's ladder up to 4096, while a run records at most the sweep's
 // budget of operations — each lifted once (equal lifted programs are checked once) and checked
 // within one time budget; the result is reported as bounded, never as verified. A violation is shown at the smallest value checked that has it:
-// when it first shows at a ladder step, the gap below it is bisected for a smaller one.
+// when it first shows at a ladder step, the gap below it is bisected for a smaller one. A double
+// init the second check looks past (set-aside.ts), with the rest verified, does not end the scan.
 import { InputError } from '../diag.ts';
 import { parseAnyValue } from '../every-k/any-value.ts';
 import type { Program } from '../ir/program.ts';
