@@ -23,7 +23,8 @@ export interface SetAside {
   readonly removed: number;
 }
 
-const initKey = (op: Op, line: number | undefined): string | undefined => (op.kind === 'init' ? `${line}:${JSON.stringify(op.target)}:${JSON.stringify(op.count)}` : undefined);
+/** What makes two inits the same instruction run by several lanes: line, barrier and count. */
+const initKey = (op: Extract<Op, { kind: 'init' }>, line: number): string => `${line}:${JSON.stringify(op.target)}:${JSON.stringify(op.count)}`;
 
 /**
  * The program with the inits of dead barriers taken out and each run of identical consecutive
@@ -45,7 +46,7 @@ export function setAsideInits(program: Program): SetAside {
           removed++;
           continue;
         }
-        const key = initKey(s.op, s.loc?.line);
+        const key = initKey(s.op, line);
         if (key === last) {
           laneLines.add(line);
           removed++;

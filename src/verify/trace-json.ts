@@ -281,7 +281,6 @@ function readTracked(text: string, file: string): TraceFile {
   };
 }
 
-/** The actionIndex of each state after the first, when the "states" array carries them. */
 /** A parsed value without its positions. */
 function plainValue(node: JsonNode): unknown {
   if (node.type === 'object') return Object.fromEntries(node.entries.map((e) => [e.key, plainValue(e.value)]));
@@ -289,6 +288,7 @@ function plainValue(node: JsonNode): unknown {
   return node.type === 'null' ? null : node.value;
 }
 
+/** The actionIndex of each state after the first, when the "states" array carries them. */
 function stateIndices(root: ObjectNode): { indices: number[]; locs: Loc[] } | undefined {
   const e = entry(root, 'states');
   if (!e) return undefined;

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { arefcheck, expectUsageError } from './spawn.ts';
+import { arefcheck, expectUsageError, type CliResult } from './spawn.ts';
+import { mutantLines } from '../../scripts/triton-ws-mutants.ts';
 import { dropLines, readPtx as readTritonPtx } from '../ptx/triton-ws-cases.ts';
 
 
@@ -140,54 +141,52 @@ describe('arefcheck verify', () => {
     expect(replay.stdout).toMatch(/^confirmed: race after \d+ steps$/m);
   });
 
-  it('a race the sweep finds at a raised launch value: the trace records the point, and replays at it', () => {
+  const EARLY = 'test/fixtures/cuda/ws_ring_early_release.ptx';
+  /** `verify EARLY --trace-out DIR` with these flags (a race): its output and the race's trace file */
+  const earlyRace = (...flags: string[]): { r: CliResult; file: string } => {
     const dir = tmp();
-    const ptx = 'test/fixtures/cuda/ws_ring_early_release.ptx';
-    const r = arefcheck('verify', ptx, '--trace-out', dir);
+    const r = arefcheck('verify', EARLY, ...flags, '--trace-out', dir);
     expect(r.status, r.stderr).toBe(1);
-    expect(r.stdout).toMatch(/note: verdict by launch: defaults: verified; 2 = \d+: violation/);
-    const file = join(dir, 'ws_ring_early_release.mbarrier.race.json');
-    const meta = (JSON.parse(readFileSync(file, 'utf8')) as { '#meta': { launch?: { sweep: boolean; point: string } } })['#meta'];
-    expect(meta.launch).toEqual({ sweep: true, point: expect.stringMatching(/^2 = \d+$/) });
-    const replay = arefcheck('replay', file, ptx);
+    return { r, file: join(dir, 'ws_ring_early_release.mbarrier.race.json') };
+  };
+  const launchOf = (file: string): unknown => (JSON.parse(readFileSync(file, 'utf8')) as { '#meta': { launch?: unknown } })['#meta'].launch;
+  const expectRaceReplays = (file: string): void => {
+    const replay = arefcheck('replay', file, EARLY);
     expect(replay.status, replay.stderr).toBe(1);
     expect(replay.stdout).toMatch(/^confirmed: race after \d+ steps$/m);
+  };
+
+  it('a race the sweep finds at a raised launch value: the trace records the point, and replays at it', () => {
+    const { r, file } = earlyRace();
+    expect(r.stdout).toMatch(/note: verdict by launch: defaults: verified; 2 = \d+: violation/);
+    expect(launchOf(file)).toEqual({ sweep: true, point: expect.stringMatching(/^2 = \d+$/) });
+    expectRaceReplays(file);
   });
 
   it('with a launch value left open (=any), the trace records the value it was found at, and replays there', () => {
-    const dir = tmp();
-    const ptx = 'test/fixtures/cuda/ws_ring_early_release.ptx';
-    const r = arefcheck('verify', ptx, '--param', 'ws_ring_early_release_param_2=any', '--trace-out', dir);
-    expect(r.status, r.stderr).toBe(1);
-    const file = join(dir, 'ws_ring_early_release.mbarrier.race.json');
-    const meta = (JSON.parse(readFileSync(file, 'utf8')) as { '#meta': { launch?: { sweep: boolean; point: string; params?: Record<string, string> } } })['#meta'];
-    expect(meta.launch).toMatchObject({ sweep: false, point: 'defaults', params: { ws_ring_early_release_param_2: expect.stringMatching(/^\d+$/) } });
-    const replay = arefcheck('replay', file, ptx);
-    expect(replay.status, replay.stderr).toBe(1);
-    expect(replay.stdout).toMatch(/^confirmed: race after \d+ steps$/m);
+    const { file } = earlyRace('--param', 'ws_ring_early_release_param_2=any');
+    expect(launchOf(file)).toMatchObject({ sweep: false, point: 'defaults', params: { ws_ring_early_release_param_2: expect.stringMatching(/^\d+$/) } });
+    expectRaceReplays(file);
   });
 
   it('a trace whose launch point the PTX no longer gives: one message, exit 2', () => {
-    const dir = tmp();
-    const ptx = 'test/fixtures/cuda/ws_ring_early_release.ptx';
-    arefcheck('verify', ptx, '--trace-out', dir);
-    const file = join(dir, 'ws_ring_early_release.mbarrier.race.json');
+    const { file } = earlyRace();
     const json = JSON.parse(readFileSync(file, 'utf8')) as { '#meta': { launch: { point: string } } };
     json['#meta'].launch.point = '2 = 99999';
     writeFileSync(file, JSON.stringify(json));
-    expectUsageError(arefcheck('replay', file, ptx), /the trace was recorded at the launch point '2 = 99999', which lifting .* again does not give \(its points: defaults; 2 = \d+\)/);
+    expectUsageError(arefcheck('replay', file, EARLY), /the trace was recorded at the launch point '2 = 99999', which lifting .* again does not give \(its points: defaults; 2 = \d+\)/);
     json['#meta'].launch = 5 as unknown as { point: string };
     writeFileSync(file, JSON.stringify(json));
-    expectUsageError(arefcheck('replay', file, ptx), /"#meta"\.launch must be an object/);
+    expectUsageError(arefcheck('replay', file, EARLY), /"#meta"\.launch must be an object/);
   });
 
   it('a deadlock found past a Triton kernel\'s dead double inits: its trace replays on the program it was found in', () => {
     const dir = tmp();
     // Triton's warp-specialized GEMM with the first consumer release of a stage dropped
     const ptx = readTritonPtx('mmws_128x128x64_s2');
-    const release = ptx.split('\n').findIndex((l) => /mbarrier\.arrive\.shared::cta\.b64 _, \[%r\d+\], 128;/.test(l)) + 1;
+    const [release] = mutantLines(ptx);
     const file = join(dir, 'mutant.ptx');
-    writeFileSync(file, dropLines(ptx, [release]));
+    writeFileSync(file, dropLines(ptx, [release!.line]));
     const r = arefcheck('verify', file, '--trace-out', dir, '--json');
     expect(r.status, r.stderr).toBe(1);
     expect(parseReport(r.stdout).violations.map((v) => v.kind)).toEqual(['protocol', 'deadlock']);

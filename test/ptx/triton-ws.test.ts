@@ -85,9 +85,9 @@ describe('verify looks past the dead inits to the rest of the synchronization', 
   it('mmws_128x128x64_s2 without a consumer release: the deadlock the double init hid', () => {
     const ptx = readPtx('mmws_128x128x64_s2');
     // the first consumer warpgroup's first release of a stage (mbarrier.arrive by 128 threads)
-    const release = ptx.split('\n').findIndex((l) => /mbarrier\.arrive\.shared::cta\.b64 _, \[%r\d+\], 128;/.test(l)) + 1;
-    expect(release).toBeGreaterThan(0);
-    const mutant = dropLines(ptx, [release]);
+    const [release] = mutantLines(ptx);
+    expect(release?.mutant).toBe('no-release');
+    const mutant = dropLines(ptx, [release!.line]);
     const plain = verifyPtx(mutant, { file: 'mutant.ptx', maxMs: 60_000, stopAtFirst: true });
     expect(plain.violations[0]?.message).toMatch(/double init/);
     const report = verifyPtx(mutant, { file: 'mutant.ptx', maxMs: 60_000 });

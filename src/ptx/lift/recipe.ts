@@ -27,36 +27,24 @@ export interface LiftRecipe {
   readonly point: string;
 }
 
+/** The recipe of `options` (the sweep's own `defaultInt` left out: lifting again derives it). */
 export function liftRecipe(options: LiftOptions, sweep: boolean, point: string): LiftRecipe {
-  const o = options;
+  const { params, tmaBoxes, defaultInt: _derived, ...asIs } = options;
   return {
-    ...(o.kernel !== undefined ? { kernel: o.kernel } : {}),
-    ...(o.params && o.params.size > 0 ? { params: Object.fromEntries([...o.params].map(([k, v]) => [k, String(v)])) } : {}),
-    ...(o.block !== undefined ? { block: o.block } : {}),
-    ...(o.grid !== undefined ? { grid: o.grid } : {}),
-    ...(o.cluster !== undefined ? { cluster: o.cluster } : {}),
-    ...(o.cta !== undefined ? { cta: o.cta } : {}),
-    ...(o.tmaBytes !== undefined ? { tmaBytes: o.tmaBytes } : {}),
-    ...(o.tmaBoxes && o.tmaBoxes.size > 0 ? { tmaBoxes: Object.fromEntries(o.tmaBoxes) } : {}),
-    ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
-    ...(o.maxEvents !== undefined ? { maxEvents: o.maxEvents } : {}),
+    ...asIs,
+    ...(params && params.size > 0 ? { params: Object.fromEntries([...params].map(([k, v]) => [k, String(v)])) } : {}),
+    ...(tmaBoxes && tmaBoxes.size > 0 ? { tmaBoxes: Object.fromEntries(tmaBoxes) } : {}),
     sweep,
     point,
   };
 }
 
 export function recipeOptions(r: LiftRecipe): LiftOptions {
+  const { params, tmaBoxes, sweep: _sweep, point: _point, ...asIs } = r;
   return {
-    ...(r.kernel !== undefined ? { kernel: r.kernel } : {}),
-    ...(r.params ? { params: new Map(Object.entries(r.params)) } : {}),
-    ...(r.block !== undefined ? { block: r.block } : {}),
-    ...(r.grid !== undefined ? { grid: r.grid } : {}),
-    ...(r.cluster !== undefined ? { cluster: r.cluster } : {}),
-    ...(r.cta !== undefined ? { cta: r.cta } : {}),
-    ...(r.tmaBytes !== undefined ? { tmaBytes: r.tmaBytes } : {}),
-    ...(r.tmaBoxes ? { tmaBoxes: new Map(Object.entries(r.tmaBoxes)) } : {}),
-    ...(r.maxSteps !== undefined ? { maxSteps: r.maxSteps } : {}),
-    ...(r.maxEvents !== undefined ? { maxEvents: r.maxEvents } : {}),
+    ...asIs,
+    ...(params ? { params: new Map(Object.entries(params)) } : {}),
+    ...(tmaBoxes ? { tmaBoxes: new Map(Object.entries(tmaBoxes)) } : {}),
   };
 }
 
@@ -91,5 +79,7 @@ export function readLiftRecipe(x: unknown): LiftRecipe | string {
     ['maxEvents', isCount, 'an event count'],
   ];
   for (const [key, ok, what] of checks) if (o[key] !== undefined && !ok(o[key])) return `.${key} must be ${what}`;
-  return o as unknown as LiftRecipe;
+  // the fields checked, and nothing else the file holds
+  const known = checks.map(([key]) => key).filter((key) => o[key] !== undefined);
+  return Object.fromEntries([...known, 'sweep', 'point'].map((key) => [key, o[key]])) as unknown as LiftRecipe;
 }
