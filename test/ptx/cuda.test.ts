@@ -140,3 +140,40 @@ describe('a wgmma consumer that keeps one group in flight and releases on two ba
     expect(r.violations[0]?.message).toMatch(/^warp0: race on ring_0\[0\]: tma\.load into it by warp0 while a wgmma of warps4_7 is still reading it/);
   });
 });
+
+// The two patterns arefcheck found in ThunderKittens' linear attention (docs/gpu.md; the first one
+// gave wrong output on an H200 when one warp was held back, traces/gpu/tk-linear-attention-h200/),
+// each cut down in our own CUDA C++ with its fix beside it.
+describe("ThunderKittens' linear attention, cut down (group_vector_*.cu, init_no_barrier.cu)", () => {
+  const liftFile = (file: string): Program => {
+    const path = `${CUDA_DIR}${file}.ptx`;
+    const [only, ...rest] = liftPtxFile(read(path), path);
+    if (!only || rest.length > 0) throw new Error('expected one kernel');
+    return only.program;
+  };
+
+  it('every warp of a group running a read-modify-write over the whole shared vector is a race', () => {
+    const r = verify(liftFile('group_vector_race'));
+    expect(kinds(r)).toEqual(['race']);
+    expect(r.violations[0]?.message).toMatch(/^warp\d: race on vec\[0\]: read by warp\d is not ordered after the write it may read/);
+  });
+
+  it('one warp running it, before the block barrier, verifies', () => {
+    expect(verify(liftFile('group_vector_ok')).violations).toEqual([]);
+  });
+
+  it("a wait not ordered after another warp's init: the warps that skip the init stay a role of their own", () => {
+    const p = liftFile('init_no_barrier');
+    // folded, the role made warp 0's init before its wait and the kernel verified
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warps1_3', 3]]);
+    const r = verify(p);
+    expect(kinds(r)).toEqual(['protocol']);
+    expect(r.violations[0]?.message).toBe('warps1_3: wait on bar[0], which is not initialised');
+  });
+
+  it('with a __syncthreads() after the init the warps fold and it verifies', () => {
+    const p = liftFile('init_sync_ok');
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_3', 4]]);
+    expect(verify(p).violations).toEqual([]);
+  });
+});

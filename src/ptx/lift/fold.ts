@@ -7,8 +7,10 @@
 // once), the others are kept in warp order.
 //
 // Folding would hide a race when one warp's elected signal (arrive, TMA issue, …) follows
-// generic reads/writes of the other warps with no named barrier between (bug class M14):
-// such warps stay separate roles and the checker explores their interleavings.
+// generic reads/writes of the other warps with no named barrier between (bug class M14), and a
+// wait on a barrier not yet initialised when one warp's init is followed by the other warps' use
+// of that barrier with no named barrier between (ThunderKittens' linear attention): such warps
+// stay separate roles and the checker explores their interleavings.
 import type { Loc, Op, Role, Stmt } from '../../ir/program.ts';
 import { roleName } from './names.ts';
 import { mergeRanges } from './footprint.ts';
@@ -169,6 +171,7 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], w
     }
     for (const x of merged) {
       if (x.warps.size < group.length && SIGNALS.has(x.op.kind) && unsyncedAccessBefore(parts, gi, threads, oneWarpgroup)) return undefined;
+      if (x.warps.size < group.length && (x.op.kind === 'init' || x.op.kind === 'inval') && othersUseBeforeSync(parts, gi, x, threads)) return undefined;
       body.push({ op: x.op, loc: x.loc });
     }
     const u = first.units[gi];
@@ -270,6 +273,29 @@ function unsyncedAccessBefore(parts: readonly { readonly units: readonly Unit[] 
     const op = u.op.op;
     if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
     if (oneWarpgroup && op.kind === 'wgmma.wait' && op.pending.kind === 'num') readsOver = Math.max(readsOver, settledCommitRetired(parts, i, op.pending.value));
+  }
+  return false;
+}
+
+/**
+ * Does a warp that did not make the init (or inval) `x` of gap `gi` use its barrier after it —
+ * a wait of the skeleton, or an op of its own — before a `bar.sync` of the whole group? Folded,
+ * the role would make the init first; the warps that skip it (`if (threadIdx.x == 0)`) may reach
+ * their wait before the warp that makes it.
+ */
+function othersUseBeforeSync(parts: readonly { readonly warp: number; readonly units: readonly Unit[]; readonly gaps: readonly (readonly WarpOp[])[] }[], gi: number, x: Merged, threads: number): boolean {
+  if (!('target' in x.op)) return false;
+  const target = JSON.stringify(x.op.target);
+  const onTarget = (o: WarpOp): boolean => 'target' in o.op && JSON.stringify(o.op.target) === target;
+  const others = parts.filter((p) => !x.warps.has(p.warp));
+  const units = parts[0]?.units ?? [];
+  for (let j = gi; j <= units.length; j++) {
+    if (others.some((p) => (p.gaps[j] ?? []).some(onTarget))) return true;
+    const u = units[j];
+    if (u?.kind !== 'op') continue;
+    const op = u.op.op;
+    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
+    if (onTarget(u.op)) return true;
   }
   return false;
 }
