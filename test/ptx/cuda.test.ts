@@ -177,3 +177,29 @@ describe("ThunderKittens' linear attention, cut down (group_vector_*.cu, init_no
     expect(verify(p).violations).toEqual([]);
   });
 });
+
+// The pattern arefcheck found in FlashInfer's Hopper prefill epilogue (docs/gpu.md: wrong output
+// on an H200 when one warpgroup is held back, traces/gpu/flashinfer-prefill-h200/), cut down.
+describe("FlashInfer's prefill epilogue, cut down (arrive_then_sync.cu)", () => {
+  const liftFile = (file: string): Program => {
+    const path = `${CUDA_DIR}${file}.ptx`;
+    const [only] = liftPtxFile(read(path), path);
+    if (!only) throw new Error('expected one kernel');
+    return only.program;
+  };
+
+  it('arriving on a named barrier and then syncing on it with the same count: the warps stay apart, and a read races the other warp', () => {
+    const p = liftFile('arrive_then_sync');
+    // folded, the two warps arrived together each time and the kernel verified
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warp1', 1]]);
+    const r = verify(p);
+    expect(kinds(r)).toEqual(['race']);
+    expect(r.violations[0]?.message).toMatch(/^warp\d: race on tile\[\d\]: /);
+  });
+
+  it('syncing twice: the warps fold, and it verifies', () => {
+    const p = liftFile('sync_then_sync');
+    expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warps0_1', 2]]);
+    expect(verify(p).violations).toEqual([]);
+  });
+});

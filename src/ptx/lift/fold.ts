@@ -9,8 +9,10 @@
 // Folding would hide a race when one warp's elected signal (arrive, TMA issue, …) follows
 // generic reads/writes of the other warps with no named barrier between (bug class M14), and a
 // wait on a barrier not yet initialised when one warp's init is followed by the other warps' use
-// of that barrier with no named barrier between (ThunderKittens' linear attention): such warps
-// stay separate roles and the checker explores their interleavings.
+// of that barrier with no named barrier between (ThunderKittens' linear attention), and two
+// arrivals in one generation of a named barrier when the warps arrive on it and then arrive on it
+// again (FlashInfer's prefill epilogue): such warps stay separate roles and the checker explores
+// their interleavings.
 import type { Loc, Op, Role, Stmt } from '../../ir/program.ts';
 import { roleName } from './names.ts';
 import { mergeRanges } from './footprint.ts';
@@ -157,6 +159,7 @@ function foldGroup(group: readonly { warp: number; ops: readonly WarpOp[] }[], w
   const first = parts[0];
   if (!first) return [];
   const threads = 32 * group.length;
+  if (group.length > 1 && arrivesAgainUnsynced(first.units, threads)) return undefined;
   const oneWarpgroup = new Set(group.map(warpgroupOf)).size === 1;
   const body: { op: Op; loc: Loc }[] = [];
   const starts = new Map((windows ?? []).map((w, k) => [w.wait, k] as const));
@@ -296,6 +299,34 @@ function othersUseBeforeSync(parts: readonly { readonly warp: number; readonly u
     const op = u.op.op;
     if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
     if (onTarget(u.op)) return true;
+  }
+  return false;
+}
+
+/**
+ * Does the skeleton arrive on a named barrier (`bar.arrive`, which does not block) and later arrive
+ * on it again (`bar.arrive` or `bar.sync`) with no `bar.sync` of the whole group on another barrier
+ * between? Folded, the role's warps arrive together each time, so the two arrivals fall in two
+ * generations; unfolded, a warp that runs ahead makes both before a slower one makes its first,
+ * and a generation completes with the arrivals of some warps twice and of others not at all
+ * (FlashInfer's Hopper prefill epilogue: `arrive` and then `sync` on EpilogueBarrier by the same
+ * 256 threads, with a count of 256).
+ */
+function arrivesAgainUnsynced(units: readonly Unit[], threads: number): boolean {
+  const idOf = (op: Op): number | undefined => ((op.kind === 'bar.arrive' || op.kind === 'bar.sync') && op.id.kind === 'num' ? op.id.value : undefined);
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i];
+    if (u?.kind !== 'op' || u.op.op.kind !== 'bar.arrive') continue;
+    const id = idOf(u.op.op);
+    if (id === undefined) continue;
+    for (let j = i + 1; j < units.length; j++) {
+      const w = units[j];
+      if (w?.kind !== 'op') continue;
+      const op = w.op.op;
+      const other = idOf(op);
+      if (other === id) return true;
+      if (op.kind === 'bar.sync' && other !== undefined && op.threads.kind === 'num' && op.threads.value >= threads) break;
+    }
   }
   return false;
 }
