@@ -6,8 +6,10 @@
 #
 # ONLY=REGEX limits the build to the targets whose names match.
 # SRC holds checkouts of NVIDIA/cutlass, HazyResearch/ThunderKittens, deepseek-ai/DeepGEMM,
-# pranjalssh/fast.cu, Dao-AILab/flash-attention and deepseek-ai/FlashMLA (folders cutlass/,
-# ThunderKittens/, DeepGEMM/, fast.cu/, flash-attention/, FlashMLA/; FA3 and FlashMLA are built
+# pranjalssh/fast.cu, Dao-AILab/flash-attention, deepseek-ai/FlashMLA, thu-ml/SageAttention,
+# flashinfer-ai/flashinfer and NVIDIA/cccl (folders cutlass/,
+# ThunderKittens/, DeepGEMM/, fast.cu/, flash-attention/, FlashMLA/, SageAttention/, flashinfer/,
+# cccl/ (v3.3.2, for FlashInfer); FA3, FlashMLA and FlashInfer are built
 # against cutlass/, not their submodules; the commits measured
 # are in docs/ptx.md); a missing one is cloned when the network allows. OUT defaults to .corpus/.
 # Our wrappers (scripts/corpus/*.cu) only instantiate the libraries' kernels; NAME.launch files hold
@@ -29,10 +31,13 @@ declare -A REPO=(
   [flash-attention]=https://github.com/Dao-AILab/flash-attention
   [FlashMLA]=https://github.com/deepseek-ai/FlashMLA
   [SageAttention]=https://github.com/thu-ml/SageAttention
+  [flashinfer]=https://github.com/flashinfer-ai/flashinfer
 )
 for d in "${!REPO[@]}"; do
   [ -d "$SRC/$d" ] || git clone --depth 1 "${REPO[$d]}" "$SRC/$d" || echo "build-corpus: no $SRC/$d; its kernels are skipped" >&2
 done
+# FlashInfer vendors CCCL v3.3.2 (a submodule; the toolkit's CCCL lacks cuda::fast_mod_div)
+[ -d "$SRC/cccl" ] || git clone --depth 1 --branch v3.3.2 https://github.com/NVIDIA/cccl "$SRC/cccl" || echo "build-corpus: no $SRC/cccl; FlashInfer's kernels fail" >&2
 
 CUTLASS_FLAGS="-std=c++17 --expt-relaxed-constexpr -DNDEBUG -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include"
 # CUTLASS's examples include <curand_kernel.h> for their random fills; where the toolkit lacks it,
@@ -54,6 +59,9 @@ SAGE="$SRC/SageAttention/csrc/qattn/qk_int_sv_f8_cuda_sm90.cu"
 mkdir -p "$OUT/build"
 [ -f "$SAGE" ] && awk '/^torch::Tensor/{exit} {print}' "$SAGE" >"$OUT/build/sage_sm90_kernel.cuh"
 SAGE_FLAGS="-std=c++17 -O3 --use_fast_math -I $OUT/build -I $HERE/corpus/stub-torch -I $SRC/SageAttention/csrc/qattn -I $SRC/SageAttention/csrc"
+# FlashInfer's Hopper prefill as its JIT renders it for a bf16 model (our wrapper
+# scripts/corpus/flashinfer_prefill_sm90.cu), against the CUTLASS checkout and CCCL v3.3.2
+FI_FLAGS="-std=c++17 -O3 --use_fast_math --expt-relaxed-constexpr --expt-extended-lambda -DNDEBUG -I $SRC/cccl/libcudacxx/include -I $SRC/cccl/cub -I $SRC/cccl/thrust -I $SRC/flashinfer/include -I $SRC/cutlass/include -I $SRC/cutlass/tools/util/include -I $HERE/corpus/stub"
 CT="cutlass::gemm"
 
 # name | source | flags (one kernel family per line; macros pick the instantiation)
@@ -144,6 +152,9 @@ fa3_fwd_hdim64_bf16_split|$SRC/flash-attention/hopper/instantiations/flash_fwd_h
 sage_sm90_d128_causal|$HERE/corpus/sage_sm90.cu|$SAGE_FLAGS
 sage_sm90_d64_lse|$HERE/corpus/sage_sm90.cu|$SAGE_FLAGS -DHEAD_DIM=64 -DGRAN=QuantGranularity::kPerThread -DMASK=MaskMode::kNone -DRETURN_LSE=true
 sage_sm90_d128_causal_vscale|$HERE/corpus/sage_sm90.cu|$SAGE_FLAGS -DFUSE_V_SCALE=true
+flashinfer_single_prefill_h128_causal|$HERE/corpus/flashinfer_prefill_sm90.cu|$FI_FLAGS -DFI_KIND=0
+flashinfer_batch_ragged_h128_causal|$HERE/corpus/flashinfer_prefill_sm90.cu|$FI_FLAGS -DFI_KIND=1
+flashinfer_batch_paged_h128_causal|$HERE/corpus/flashinfer_prefill_sm90.cu|$FI_FLAGS -DFI_KIND=2
 EOF
 )
 
