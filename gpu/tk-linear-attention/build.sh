@@ -41,8 +41,10 @@ variant la_delay 1 0
 variant la_fixed 0 1
 variant la_fixed_delay 1 1
 rm -rf "$OUT/tk" && mkdir -p "$OUT/tk" && cp -r "$TK/include" "$TK/prototype" "$OUT/tk/"
-# the flags of ThunderKittens' own build (scripts/build-corpus.sh TK_FLAGS); run.sh uses them too
-printf '%s\n' la_orig la_delay la_fixed la_fixed_delay | xargs -P "${JOBS:-2}" -I{} \
-  nvcc --pre-include chrono -std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr \
-    -I "$OUT/tk/include" -I "$OUT/tk/prototype" -DNDEBUG -DKITTENS_HOPPER -arch=sm_90a -ptx -o "$OUT/{}.ptx" "$OUT/{}.cu"
+# the flags of ThunderKittens' own build (scripts/build-corpus.sh TK_FLAGS), headers relative to
+# $OUT; kept beside the variants, where run.sh reads them on the GPU machine
+echo "--pre-include chrono -std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr -I tk/include -I tk/prototype -DNDEBUG -DKITTENS_HOPPER" >"$OUT/nvcc-flags"
+cd "$OUT"
+# shellcheck disable=SC2046
+printf '%s\n' la_orig la_delay la_fixed la_fixed_delay | xargs -P "${JOBS:-2}" -I{} nvcc $(cat nvcc-flags) -arch=sm_90a -ptx -o {}.ptx {}.cu
 ls -l "$OUT"/*.ptx

@@ -1,7 +1,7 @@
 #!/bin/bash
-# On the GPU machine: builds the four variants that build.sh wrote into .corpus/bin/tk-la/ (carry
-# that folder), makes the inputs (inputs.py) and runs each variant REPS times through
-# ThunderKittens' own harness, which compares O with the reference.
+# On the GPU machine: builds the four variants that build.sh wrote into .corpus/bin/tk-la/, with
+# the flags it wrote beside them (carry that folder), makes the inputs (inputs.py) and runs each
+# variant REPS times through ThunderKittens' own harness, which compares O with the reference.
 #   gpu/tk-linear-attention/run.sh [REPS] > results.csv
 # rel_diff: the harness's sum |O - O_ref| / sum |O_ref| in %; max_diff its largest |O - O_ref|.
 set -uo pipefail
@@ -12,9 +12,8 @@ VARIANTS="la_orig la_delay la_fixed la_fixed_delay"
 cd "$D"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >&2
 for v in $VARIANTS; do
-  nvcc --pre-include chrono -std=c++20 -O3 --use_fast_math --expt-extended-lambda --expt-relaxed-constexpr \
-    -I tk/include -I tk/prototype -DNDEBUG -DKITTENS_HOPPER -gencode arch=compute_90a,code=sm_90a \
-    -o "$v" "$v.cu" -lcuda >"$v.build.log" 2>&1 &
+  # shellcheck disable=SC2046
+  nvcc $(cat nvcc-flags) -gencode arch=compute_90a,code=sm_90a -o "$v" "$v.cu" -lcuda >"$v.build.log" 2>&1 &
 done
 wait
 python3 "$HERE/inputs.py" randn_1024.txt >&2

@@ -35,7 +35,9 @@ struct AdditionalParams {
   double scale_v_scalar;
 };
 
-struct SingleParams {
+// The three Params structs of FlashInfer's templates share their types, the Q, K, V, O and LSE pointers,
+// the additional params and the strides.
+struct CommonParams {
   using AdditionalParams = ::AdditionalParams;
   using DTypeQ = ::DTypeQ;
   using DTypeKV = ::DTypeKV;
@@ -49,45 +51,22 @@ struct SingleParams {
   AdditionalParams additional_params;
   int64_t q_stride_n, k_stride_n, v_stride_n, o_stride_n;
   int64_t q_stride_h, k_stride_h, v_stride_h, o_stride_h;
+};
+
+struct SingleParams : CommonParams {
   int qo_len, kv_len, head_dim, num_qo_heads, num_kv_heads, group_size, window_left;
   bool causal;
 };
 
-struct RaggedParams {
-  using AdditionalParams = ::AdditionalParams;
-  using DTypeQ = ::DTypeQ;
-  using DTypeKV = ::DTypeKV;
-  using DTypeO = ::DTypeO;
-  using IdType = ::IdType;
-  DTypeQ* q_ptr;
-  DTypeKV* k_ptr;
-  DTypeKV* v_ptr;
-  DTypeO* o_ptr;
-  float* lse_ptr;
+struct RaggedParams : CommonParams {
   IdType *qo_tile_indices, *qo_indptr, *kv_indptr, *qo_lens, *kv_lens, *head_indices, *work_indptr, *batch_indices;
-  AdditionalParams additional_params;
-  int64_t q_stride_n, k_stride_n, v_stride_n, o_stride_n;
-  int64_t q_stride_h, k_stride_h, v_stride_h, o_stride_h;
   int64_t nnz_qo, nnz_kv;
   int head_dim, num_qo_heads, num_kv_heads, group_size, window_left;
   bool causal;
 };
 
-struct PagedParams {
-  using AdditionalParams = ::AdditionalParams;
-  using DTypeQ = ::DTypeQ;
-  using DTypeKV = ::DTypeKV;
-  using DTypeO = ::DTypeO;
-  using IdType = ::IdType;
-  DTypeQ* q_ptr;
-  DTypeKV* k_ptr;
-  DTypeKV* v_ptr;
-  DTypeO* o_ptr;
-  float* lse_ptr;
+struct PagedParams : CommonParams {
   IdType *qo_tile_indices, *qo_indptr, *kv_indptr, *kv_indices, *qo_lens, *kv_lens, *head_indices, *work_indptr, *batch_indices;
-  AdditionalParams additional_params;
-  int64_t q_stride_n, k_stride_n, v_stride_n, o_stride_n;
-  int64_t q_stride_h, k_stride_h, v_stride_h, o_stride_h;
   int64_t nnz_qo;
   int64_t k_page_stride, v_page_stride;
   int head_dim, num_qo_heads, num_kv_heads, group_size, page_size, window_left;

@@ -16,6 +16,14 @@ function lift(kernel: (typeof CUDA_KERNELS)[number], k: number): Program {
 
 const D = 3;
 
+/** The program of the one kernel of fixture `file` (test/fixtures/cuda/FILE.ptx). */
+function liftFile(file: string, params?: ReadonlyMap<string, number>): Program {
+  const path = `${CUDA_DIR}${file}.ptx`;
+  const [only, ...rest] = liftPtxFile(read(path), path, params ? { params } : {});
+  if (!only || rest.length > 0) throw new Error('expected one kernel');
+  return only.program;
+}
+
 describe('libcu++ ring kernels: lifted programs', () => {
   it.each(CUDA_KERNELS)('%s: barriers and the ring come from the C++ names, params by position', (kernel) => {
     const p = lift(kernel, 4);
@@ -113,15 +121,8 @@ describe('the lcsf pattern: a lagging producer warp (gpu/lcsf/lag.cu hangs on an
 });
 
 describe('a wgmma consumer that keeps one group in flight and releases on two barriers (wg_release.cu)', () => {
-  const liftAt = (file: string, k: number): Program => {
-    const path = `${CUDA_DIR}${file}.ptx`;
-    const [only] = liftPtxFile(read(path), path, { params: new Map([['2', k]]) });
-    if (!only) throw new Error('expected one kernel');
-    return only.program;
-  };
-
   it('folds the four consumer warps beside a lag role whose windows run to the next wait_group 1, their barriers used again', () => {
-    const p = liftAt('wg_release', 5);
+    const p = liftFile('wg_release', new Map([['2', 5]]));
     expect(p.roles.map((r) => [r.name, r.warps])).toEqual([['warp0', 1], ['warps4_7', 4], ['warps4_7_lag', 1]]);
     // the wait on stage k is made again by the lag role until the wait_group 1 that retires stage k's group,
     // which comes after the next wait: two windows open at once, barriers 17 and 18 in turn, 16 to meet
@@ -131,11 +132,11 @@ describe('a wgmma consumer that keeps one group in flight and releases on two ba
   });
 
   it.each([2, 5, 8])('verifies at K = %i', (k) => {
-    expect(verify(liftAt('wg_release', k)).violations).toEqual([]);
+    expect(verify(liftFile('wg_release', new Map([['2', k]]))).violations).toEqual([]);
   });
 
   it('finds the race when each stage is released right after issuing on it (wg_release_current.cu)', () => {
-    const r = verify(liftAt('wg_release_current', 5));
+    const r = verify(liftFile('wg_release_current', new Map([['2', 5]])));
     expect(kinds(r)).toEqual(['race']);
     expect(r.violations[0]?.message).toMatch(/^warp0: race on ring_0\[0\]: tma\.load into it by warp0 while a wgmma of warps4_7 is still reading it/);
   });
@@ -145,13 +146,6 @@ describe('a wgmma consumer that keeps one group in flight and releases on two ba
 // gave wrong output on an H200 when one warp was held back, traces/gpu/tk-linear-attention-h200/),
 // each cut down in our own CUDA C++ with its fix beside it.
 describe("ThunderKittens' linear attention, cut down (group_vector_*.cu, init_no_barrier.cu)", () => {
-  const liftFile = (file: string): Program => {
-    const path = `${CUDA_DIR}${file}.ptx`;
-    const [only, ...rest] = liftPtxFile(read(path), path);
-    if (!only || rest.length > 0) throw new Error('expected one kernel');
-    return only.program;
-  };
-
   it('every warp of a group running a read-modify-write over the whole shared vector is a race', () => {
     const r = verify(liftFile('group_vector_race'));
     expect(kinds(r)).toEqual(['race']);
@@ -181,13 +175,6 @@ describe("ThunderKittens' linear attention, cut down (group_vector_*.cu, init_no
 // The pattern arefcheck found in FlashInfer's Hopper prefill epilogue (docs/gpu.md: wrong output
 // on an H200 when one warpgroup is held back, traces/gpu/flashinfer-prefill-h200/), cut down.
 describe("FlashInfer's prefill epilogue, cut down (arrive_then_sync.cu)", () => {
-  const liftFile = (file: string): Program => {
-    const path = `${CUDA_DIR}${file}.ptx`;
-    const [only] = liftPtxFile(read(path), path);
-    if (!only) throw new Error('expected one kernel');
-    return only.program;
-  };
-
   it('arriving on a named barrier and then syncing on it with the same count: the warps stay apart, and a read races the other warp', () => {
     const p = liftFile('arrive_then_sync');
     // folded, the two warps arrived together each time and the kernel verified

@@ -274,7 +274,7 @@ function unsyncedAccessBefore(parts: readonly { readonly units: readonly Unit[] 
       return true;
     }
     const op = u.op.op;
-    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
+    if (groupSync(op, threads)) return false;
     if (oneWarpgroup && op.kind === 'wgmma.wait' && op.pending.kind === 'num') readsOver = Math.max(readsOver, settledCommitRetired(parts, i, op.pending.value));
   }
   return false;
@@ -297,7 +297,7 @@ function othersUseBeforeSync(parts: readonly { readonly warp: number; readonly u
     const u = units[j];
     if (u?.kind !== 'op') continue;
     const op = u.op.op;
-    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return false;
+    if (groupSync(op, threads)) return false;
     if (onTarget(u.op)) return true;
   }
   return false;
@@ -316,24 +316,22 @@ function othersUseBeforeSync(parts: readonly { readonly warp: number; readonly u
  * Kept folded there, it is found in 576 states; split warp by warp, only as a race, past 7 million.
  */
 function arrivesAgainUnsynced(units: readonly Unit[], threads: number): boolean {
-  const idOf = (op: Op): number | undefined => ((op.kind === 'bar.arrive' || op.kind === 'bar.sync') && op.id.kind === 'num' ? op.id.value : undefined);
-  for (let i = 0; i < units.length; i++) {
-    const u = units[i];
-    if (u?.kind !== 'op' || u.op.op.kind !== 'bar.arrive') continue;
-    const id = idOf(u.op.op);
-    const count = u.op.op.threads;
-    if (id === undefined || count.kind !== 'num' || count.value > threads) continue;
-    for (let j = i + 1; j < units.length; j++) {
-      const w = units[j];
-      if (w?.kind !== 'op') continue;
-      const op = w.op.op;
-      const other = idOf(op);
-      if (other === id) return true;
-      if (op.kind === 'bar.sync' && other !== undefined && op.threads.kind === 'num' && op.threads.value >= threads) break;
-    }
+  // the barriers arrived on since the last bar.sync of the whole group
+  const open = new Set<number>();
+  for (const u of units) {
+    if (u?.kind !== 'op') continue;
+    const op = u.op.op;
+    if ((op.kind !== 'bar.arrive' && op.kind !== 'bar.sync') || op.id.kind !== 'num') continue;
+    const id = op.id.value;
+    if (open.has(id)) return true;
+    if (groupSync(op, threads)) open.clear();
+    else if (op.kind === 'bar.arrive' && op.threads.kind === 'num' && op.threads.value <= threads) open.add(id);
   }
   return false;
 }
+
+/** A `bar.sync` of at least `threads` threads: every warp of a group that many is past the ops before it once one is past it. */
+const groupSync = (op: Op, threads: number): boolean => op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads;
 
 /** The last commit before the `wgmma.wait_group pending` at unit `wi` that it retires, of a group with a wgmma in it, at which every warp's loads were over; -1 when none. */
 function settledCommitRetired(parts: readonly { readonly units: readonly Unit[] }[], wi: number, pending: number): number {
@@ -375,7 +373,7 @@ function syncAfter(units: readonly Unit[], wi: number, threads: number, oneWarpg
     const u = units[j];
     if (u?.kind !== 'op') continue;
     const op = u.op.op;
-    if (op.kind === 'bar.sync' && op.threads.kind === 'num' && op.threads.value >= threads) return j;
+    if (groupSync(op, threads)) return j;
     if (op.kind === 'wgmma.commit') commits++;
     if (oneWarpgroup && op.kind === 'wgmma.wait' && op.pending.kind === 'num' && commits > op.pending.value) return j;
   }
