@@ -432,12 +432,15 @@ class Closure {
     if (enabled) {
       const update = this.arriveUpdate(r, instr);
       const named = update ? undefined : this.namedArrival(r, instr);
+      const watched = update || named ? undefined : this.waitedBarrier(r, instr);
       const commuting =
         update && this.updateCommutes(update.barrier, update)
           ? barrierObject(this.o, update.barrier)
           : named !== undefined && this.namedCommutes(named.id, named.threads, named.own)
             ? namedObject(this.o, named.id)
-            : undefined;
+            : watched !== undefined && this.waitCommutes(watched)
+              ? barrierObject(this.o, watched)
+              : undefined;
       this.conflicts(commuting !== undefined ? withoutBarrier(touch, commuting) : touch, r, add);
       return true;
     }
@@ -476,6 +479,36 @@ class Closure {
     } catch {
       return undefined;
     }
+  }
+
+  /** The barrier role r's current op waits on, when it is a parity wait with a known barrier. */
+  private waitedBarrier(r: number, instr: OpInstr): number | undefined {
+    const rs = this.s.roles[r];
+    const ref = instr.refs[0];
+    if (instr.op.kind !== 'wait' || !rs || !ref) return undefined;
+    try {
+      const index = ref.index(rs.vars);
+      return Number.isInteger(index) && index >= 0 && index < ref.res.size ? ref.res.base + index : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Whether an enabled wait on barrier b commutes with everything the outside does to b. A wait
+   * reads b's phase and done knowledge and sets `observed`; arrivals, expect_tx and landings that
+   * do not complete the phase change neither, and of them only an arrival reads `observed` (the
+   * missing-wait check, in phase 1 or later). So it commutes when the outside cannot complete b's
+   * phase (stuck.ts: N_b = 0) and either makes no arrival on b before its stops or that check
+   * cannot fire (phase 0, or a wait already observed the last completion). The wait stays enabled
+   * meanwhile: its parity is read against a phase the outside does not move.
+   */
+  private waitCommutes(b: number): boolean {
+    const bar = this.s.barriers[b];
+    if (!bar || bar.valid !== 1) return false;
+    const st = this.stuckNow();
+    if (st.bound[b] !== 0) return false;
+    return bar.phase === 0 || bar.observed === 1 || st.counts[3 * b] === 0;
   }
 
   /** Role r's current op as an arrival at a named barrier (bar.sync arriving, bar.arrive) with constant operands. */

@@ -162,6 +162,26 @@ function touchWith(m: Machine, o: ObjectSpace, r: number, instr: OpInstr, at: Re
   return { reads, writes };
 }
 
+/** Per machine, per role: the slots its wgmma.issue ops may name anywhere in its code (static). */
+const issueSlots = new WeakMap<Machine, (readonly number[])[]>();
+function ownIssueSlots(m: Machine, o: ObjectSpace): (readonly number[])[] {
+  let all = issueSlots.get(m);
+  if (!all) {
+    all = m.roles.map((role, p) => {
+      const slots = new Set<number>();
+      for (const instr of role.code) {
+        if (instr.kind !== 'op' || instr.op.kind !== 'wgmma.issue') continue;
+        const touch = staticTouch(m, o, p, instr);
+        if (touch === GLOBAL) for (let x = 0; x < o.slots; x++) slots.add(x);
+        else for (const x of touch.reads) if (x < o.slots) slots.add(x);
+      }
+      return [...slots].sort((a, b) => a - b);
+    });
+    issueSlots.set(m, all);
+  }
+  return all;
+}
+
 /** A value in 0..size-1 as a one-element list, else undefined. */
 function inRange(v: number | undefined, size: number): number[] | undefined {
   return v !== undefined && Number.isInteger(v) && v >= 0 && v < size ? [v] : undefined;
@@ -235,7 +255,60 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
   // leaving a bar.sync that released the role changes only the role's own pc and flag
   if (instr.op.kind === 'bar.sync' && rs.barState === BAR_RELEASED) return { reads: [], writes: [] };
   const t = instr.token === undefined ? -1 : (rs.tokens[instr.token] ?? -1);
-  return touchWith(m, o, r, instr, new ResolverAt(o, instr, rs.vars, t >= 0 ? [t >> 2] : NO_BARRIERS), false);
+  const touch = touchWith(m, o, r, instr, new ResolverAt(o, instr, rs.vars, t >= 0 ? [t >> 2] : NO_BARRIERS), false);
+  const started = touch === GLOBAL ? [] : batchStartedBy(m, o, s, r, instr);
+  return started.length === 0 || touch === GLOBAL ? touch : { reads: [...touch.reads, ...started], writes: touch.writes };
+}
+
+/** The wgmma batches role r has begun: its open one (if any) and its groups not yet retired (access.ts). */
+function batchesOf(rs: MachineState['roles'][number]): number {
+  let n = rs.mmaOpen.length > 0 ? 1 : 0;
+  for (const g of rs.mmaGroups) if (!g.retired) n++;
+  return n;
+}
+
+/**
+ * The slots whose wgmma reads role r's current op may start (access.ts `batchStarted`). An op that
+ * begins r's batch j (an issue into an empty open list, or an empty commit) starts the partners'
+ * batch-j reads when they have all begun it — now, or later on paths the ample set does not take,
+ * where a partner's own issues begin its batch j. So it counts every slot a partner's batch j may
+ * hold: the batch-j reads of a partner that has begun it, with those a partner whose batch j is
+ * still open, or not yet begun, issues before its next commit (read off its code); every slot its
+ * issues may name when the partner is further behind, or its code has a loop or branch first.
+ */
+function batchStartedBy(m: Machine, o: ObjectSpace, s: MachineState, r: number, instr: OpInstr): readonly number[] {
+  const partners = m.mmaPartners[r] ?? [r];
+  const rs = s.roles[r];
+  if (partners.length < 2 || !rs || (instr.op.kind !== 'wgmma.issue' && instr.op.kind !== 'wgmma.commit') || rs.mmaOpen.length > 0) return [];
+  const j = batchesOf(rs);
+  const slots: number[] = [];
+  for (const q of partners) {
+    const qs = s.roles[q];
+    if (q === r || !qs) continue;
+    const live = qs.mmaGroups.filter((g) => !g.retired);
+    const begun = batchesOf(qs);
+    if (j < live.length) slots.push(...live[j]!.slots);
+    else if (begun > j) slots.push(...qs.mmaOpen, ...issuesBeforeCommit(m, o, q, qs.pc));
+    else if (begun === j && qs.mmaOpen.length === 0) slots.push(...issuesBeforeCommit(m, o, q, qs.pc));
+    else slots.push(...(ownIssueSlots(m, o)[q] ?? []));
+  }
+  return slots;
+}
+
+/** The slots role q's wgmma.issue ops from pc up to its next wgmma.commit may name. */
+function issuesBeforeCommit(m: Machine, o: ObjectSpace, q: number, pc: number): readonly number[] {
+  const code = m.roles[q]?.code ?? [];
+  const slots: number[] = [];
+  for (let i = pc; i < code.length; i++) {
+    const instr = code[i]!;
+    if (instr.kind !== 'op') return ownIssueSlots(m, o)[q] ?? [];
+    if (instr.op.kind === 'wgmma.commit' || instr.op.kind === 'wgmma.issue' && instr.op.commit) break;
+    if (instr.op.kind !== 'wgmma.issue') continue;
+    const touch = staticTouch(m, o, q, instr);
+    if (touch === GLOBAL) return ownIssueSlots(m, o)[q] ?? [];
+    for (const x of touch.reads) if (x < o.slots) slots.push(x);
+  }
+  return slots;
 }
 
 /**
@@ -246,7 +319,7 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
  */
 export function positionTouches(m: Machine, o: ObjectSpace, p: Positions): (Touch | undefined)[][] {
   const anyBarrier = range(o.barriers);
-  return m.roles.map((_, r) =>
+  const own = m.roles.map((_, r) =>
     Array.from({ length: p.length(r) }, (_, i) => {
       const instr = p.instr(r, i);
       if (instr?.kind !== 'op') return undefined;
@@ -254,6 +327,51 @@ export function positionTouches(m: Machine, o: ObjectSpace, p: Positions): (Touc
       return vars === undefined ? staticTouch(m, o, r, instr) : touchWith(m, o, r, instr, new ResolverAt(o, instr, vars, anyBarrier), true);
     }),
   );
+  const batches = m.roles.map((_, r) => batchTable(m, p, r, own[r]!));
+  return own.map((touches, r) => {
+    const partners = (m.mmaPartners[r] ?? [r]).filter((q) => q !== r);
+    if (partners.length === 0) return touches;
+    const mine = batches[r];
+    return touches.map((t, i) => {
+      const kind = t === undefined ? undefined : (p.instr(r, i) as OpInstr).op.kind;
+      const k = mine ? mine.begins[i]! : kind === 'wgmma.issue' || kind === 'wgmma.commit' ? 0 : -1;
+      if (t === undefined || t === GLOBAL || k < 0) return t;
+      // an op that may begin batch k starts the partners' batch-k reads (batchStartedBy)
+      const extra = new Set<number>();
+      for (const q of partners) for (const x of (mine && batches[q]?.slots[k]) ?? ownIssueSlots(m, o)[q] ?? []) extra.add(x);
+      return extra.size === 0 ? t : { reads: [...t.reads, ...extra], writes: t.writes };
+    });
+  });
+}
+
+/**
+ * A role's wgmma batches along its positions, when they run in that order (straight-line code or
+ * unrolled positions): which batch (counted from the start) each position begins, −1 where it
+ * begins none, and each batch's slots. Partners retire together, so their k-th batches are one
+ * operation. Undefined when control flow makes the order unknown.
+ */
+function batchTable(m: Machine, p: Positions, r: number, touches: readonly (Touch | undefined)[]): { begins: Int32Array; slots: number[][] } | undefined {
+  const n = p.length(r);
+  if (!p.unrolled && p.straightEnd(r, 0) < n) return undefined;
+  const begins = new Int32Array(n).fill(-1);
+  const slots: number[][] = [[]];
+  let open = false;
+  for (let i = 0; i < n; i++) {
+    const instr = p.instr(r, i);
+    if (instr?.kind !== 'op') continue;
+    const kind = instr.op.kind;
+    if (kind !== 'wgmma.issue' && kind !== 'wgmma.commit') continue;
+    if (!open) begins[i] = slots.length - 1;
+    const t = touches[i];
+    if (kind === 'wgmma.issue' && t !== undefined && t !== GLOBAL) slots[slots.length - 1]!.push(...t.reads.filter((x) => x < m.slotCount));
+    if (kind === 'wgmma.issue' && t === GLOBAL) return undefined;
+    open = true;
+    if (kind === 'wgmma.commit' || (instr.op.kind === 'wgmma.issue' && instr.op.commit)) {
+      slots.push([]);
+      open = false;
+    }
+  }
+  return { begins, slots };
 }
 
 /**

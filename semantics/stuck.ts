@@ -36,7 +36,7 @@ import { fewerPerArrival, NAMED_SYNC, type Horizons } from './horizon.ts';
 import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
 import { isStraightLine } from './positions.ts';
-import { unitRoles } from './async.ts';
+import { hasOutstanding, unitRoles } from './async.ts';
 import { currentOp, roleCanMove } from './step.ts';
 import { BAR_FREE, BAR_RELEASED, type BarrierState, type MachineState } from './state.ts';
 
@@ -207,8 +207,8 @@ export class StuckBarriers {
       if (out.inSet[p] === 1 || rs === undefined) continue;
       const at = out.at[p]!;
       if (at >= horizons.positions.length(p)) continue;
-      if (this.unitWait[p]! >= 0 && out.inSet[this.unitWait[p]!] === 1) {
-        // blocked at a wgmma.wait or bulk.wait whose unit is in the set (waitsOnUnitOf)
+      if (this.unitWait[p]! >= 0 && (out.inSet[this.unitWait[p]!] === 1 || this.partnerHoldsBack(p, out.inSet))) {
+        // blocked at a wgmma.wait or bulk.wait whose unit is in the set (waitsOnUnitOf), or cannot retire outside it
         this.stop[p] = at; // no wait index: it never moves on, and nothing of it is counted
         continue;
       }
@@ -249,6 +249,17 @@ export class StuckBarriers {
     result.bound.set(bound);
     result.counts.set(counts);
     return result;
+  }
+
+  /**
+   * Whether the unit role p is blocked on cannot retire on paths outside the set: a warpgroup's
+   * wgmma unit retires only once every partner has a committed group outstanding, and a partner
+   * of the set that has none makes no commit while the set stays put.
+   */
+  private partnerHoldsBack(p: number, inSet: Uint8Array): boolean {
+    const kind = currentOp(this.m, this.s, p)?.op.kind;
+    const u = kind === 'wgmma.wait' ? 'mma' : 'store';
+    return unitRoles(this.m, p, u).some((q) => inSet[q] === 1 && !hasOutstanding(this.s.roles[q], u));
   }
 
   /** The per-state facts of every run on state s (roles at positions `at`), worked out once per state. */

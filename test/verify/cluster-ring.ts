@@ -155,3 +155,57 @@ export const arbGridRing: fc.Arbitrary<GridRing> = fc.record({
   at: fc.nat(2),
   cta: fc.integer({ min: 0, max: 3 }),
 });
+
+/** The two-CTA ring with each consumer warpgroup lifted as partner roles (CUTLASS example 67). */
+export interface SplitRing extends ClusterRing {
+  /** partner roles per consumer warpgroup: 2, or 3 with one that never arrives */
+  readonly partners: number;
+}
+
+/**
+ * Partner w < 2 of each CTA's consumer warpgroup releases CTA w's empty barrier alone (so each
+ * empty barrier counts one arrival per CTA); a third partner only waits and issues. The partners'
+ * wgmma groups retire together, once each has committed: a partner that has not yet issued holds
+ * back the others' wgmma.wait, and with them the arrivals the peer CTA's producer waits for.
+ */
+export function splitClusterText(r: SplitRing): string {
+  const S = r.stages;
+  const hit = (k: number, c: number) => k === r.at % r.blocks && c === r.cta;
+  const names = (c: number) => Array.from({ length: r.partners }, (_, w) => `consumer${c}_${w}`);
+  const lines = [
+    ...[0, 1].map((c) => `mbarrier full${c}[${S}] count 1`),
+    ...[0, 1].map((c) => `mbarrier empty${c}[${S}] count ${r.mutation === 'empty-count-1' && c === r.cta ? 1 : 2}`),
+    ...[0, 1].map((c) => `buffer a${c}[${S}] bytes ${A}`),
+    ...[0, 1].map((c) => `buffer b${c}[${2 * S}] bytes ${HALF}`),
+    ...[0, 1].map((c) => `warpgroup ${names(c).join(', ')}`),
+  ];
+  for (const c of [0, 1]) {
+    lines.push('', `role producer${c} warps 1:`);
+    for (let k = 0; k < r.blocks; k++) {
+      const s = k % S;
+      const bytes = A + 2 * HALF + (hit(k, c) && r.mutation === 'expect-short' ? -HALF : hit(k, c) && r.mutation === 'expect-long' ? HALF : 0);
+      lines.push(`  wait empty${c}[${s}], ${(Math.floor(k / S) + 1) & 1}`, `  arrive.expect_tx full${c}[${s}], ${bytes}`, `  tma.load a${c}[${s}] -> full${c}[${s}], ${A}`);
+      for (const d of [0, 1]) if (!(hit(k, c) && r.mutation === 'drop-copy' && d !== c)) lines.push(`  tma.load b${d}[${2 * s + c}] -> full${d}[${s}], ${HALF}`);
+    }
+    names(c).forEach((name, w) => {
+      lines.push('', `role ${name} warps 1:`);
+      for (let k = 0; k < r.blocks; k++) {
+        const s = k % S;
+        const parity = (Math.floor(k / S) & 1) ^ (hit(k, c) && w === 0 && r.mutation === 'parity' ? 1 : 0);
+        lines.push(`  wait full${c}[${s}], ${parity}`, `  wgmma.issue a${c}[${s}]`, `  wgmma.issue b${c}[${2 * s + w % 2}]`, '  wgmma.commit', '  wgmma.wait 0');
+        if (w < 2 && !(hit(k, c) && r.mutation === 'drop-arrive' && w !== c)) lines.push(`  arrive empty${w}[${s}]`);
+        if (hit(k, c) && w === 0 && r.mutation === 'extra-arrive') lines.push(`  arrive full${1 - c}[${s}]`);
+      }
+    });
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const arbSplitRing: fc.Arbitrary<SplitRing> = fc.record({
+  stages: fc.integer({ min: 1, max: 2 }),
+  blocks: fc.integer({ min: 1, max: 4 }),
+  partners: fc.integer({ min: 2, max: 3 }),
+  mutation: fc.constantFrom(...MUTATIONS),
+  at: fc.nat(3),
+  cta: fc.integer({ min: 0, max: 1 }),
+});
