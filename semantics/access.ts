@@ -29,7 +29,7 @@ function roleName(m: Machine, r: number): string {
  * The roles of one warpgroup (m.mmaPartners) retire their groups together, so batch j of each is
  * one operation.
  */
-function wgmmaBatches(rs: RoleState): number {
+export function wgmmaBatches(rs: RoleState): number {
   let n = rs.mmaOpen.length > 0 ? 1 : 0;
   for (const g of rs.mmaGroups) if (!g.retired) n++;
   return n;

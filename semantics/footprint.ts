@@ -16,6 +16,7 @@ import type { CRef, Instr, Machine } from './machine.ts';
 import { slotId } from './machine.ts';
 import { BAR_RELEASED, type MachineState } from './state.ts';
 import type { Positions } from './positions.ts';
+import { wgmmaBatches } from './access.ts';
 
 /** Touches everything: init and inval reset every role's phase knowledge of a barrier. */
 export const GLOBAL = 'global' as const;
@@ -260,13 +261,6 @@ export function currentTouch(m: Machine, o: ObjectSpace, s: MachineState, r: num
   return started.length === 0 || touch === GLOBAL ? touch : { reads: [...touch.reads, ...started], writes: touch.writes };
 }
 
-/** The wgmma batches role r has begun: its open one (if any) and its groups not yet retired (access.ts). */
-function batchesOf(rs: MachineState['roles'][number]): number {
-  let n = rs.mmaOpen.length > 0 ? 1 : 0;
-  for (const g of rs.mmaGroups) if (!g.retired) n++;
-  return n;
-}
-
 /**
  * The slots whose wgmma reads role r's current op may start (access.ts `batchStarted`). An op that
  * begins r's batch j (an issue into an empty open list, or an empty commit) starts the partners'
@@ -280,13 +274,13 @@ function batchStartedBy(m: Machine, o: ObjectSpace, s: MachineState, r: number, 
   const partners = m.mmaPartners[r] ?? [r];
   const rs = s.roles[r];
   if (partners.length < 2 || !rs || (instr.op.kind !== 'wgmma.issue' && instr.op.kind !== 'wgmma.commit') || rs.mmaOpen.length > 0) return [];
-  const j = batchesOf(rs);
+  const j = wgmmaBatches(rs);
   const slots: number[] = [];
   for (const q of partners) {
     const qs = s.roles[q];
     if (q === r || !qs) continue;
     const live = qs.mmaGroups.filter((g) => !g.retired);
-    const begun = batchesOf(qs);
+    const begun = wgmmaBatches(qs);
     if (j < live.length) slots.push(...live[j]!.slots);
     else if (begun > j) slots.push(...qs.mmaOpen, ...issuesBeforeCommit(m, o, q, qs.pc));
     else if (begun === j && qs.mmaOpen.length === 0) slots.push(...issuesBeforeCommit(m, o, q, qs.pc));
