@@ -103,8 +103,10 @@ describe('reduction on 2×2-cluster multicast rings (straight-line, mutated)', (
 describe('reduction on two-CTA rings whose warpgroups are lifted as partner roles (mutated)', () => {
   const rings = fc.sample(arbSplitRing, { seed: 93, numRuns: 60 });
 
+  // 40 of the rings and 100 reduced states each: the missing batch dependence breaches on 10 of
+  // them (measured 2026-11-29); all 60 at 300 states took 157 s here and more than 300 s in CI
   it('every ample subset met is persistent (bounded lookahead)', () => {
-    const { breaches, subsets } = persistenceOver(rings, splitClusterText, 300);
+    const { breaches, subsets } = persistenceOver(rings.slice(0, 40), splitClusterText, 100);
     expect(breaches).toEqual([]);
     expect(subsets, 'ample subsets checked').toBeGreaterThan(500);
   }, 300_000);
@@ -114,7 +116,8 @@ describe('reduction on two-CTA rings whose warpgroups are lifted as partner role
     let compared = 0;
     for (const r of rings) {
       const p = parseProgramText(splitClusterText(r), 'split.aref');
-      const full = verifyProgram(p, { maxStates: 100_000, reduction: false });
+      // 30,000 full states: 30 of the 60 fit (35 fit 100,000, at three times the time)
+      const full = verifyProgram(p, { maxStates: 30_000, reduction: false });
       const reduced = verifyProgram(p, { maxStates: 100_000 });
       // a violation ends neither run, and three partners a round make the largest mutants' full
       // graphs (and one reduced graph) pass the limit: those say nothing of the kinds
@@ -124,7 +127,7 @@ describe('reduction on two-CTA rings whose warpgroups are lifted as partner role
       if (r.mutation === 'none') expect(full.verdict, JSON.stringify(r)).toBe('verified');
       verdicts.add(kindsOf(full));
     }
-    expect(compared).toBeGreaterThan(30);
+    expect(compared).toBeGreaterThan(25);
     expect([...verdicts].some((v) => v.includes('deadlock'))).toBe(true);
     expect([...verdicts].some((v) => v.includes('race'))).toBe(true);
     expect([...verdicts].some((v) => v.includes('protocol'))).toBe(true);
