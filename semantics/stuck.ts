@@ -35,7 +35,7 @@ import { barrierObject, namedObject, type Futures, type ObjectSpace } from './fo
 import { fewerPerArrival, NAMED_SYNC, type Horizons } from './horizon.ts';
 import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
-import { isStraightLine } from './positions.ts';
+import { isStraightLine, valueAt, type Positions } from './positions.ts';
 import { hasOutstanding, unitRoles } from './async.ts';
 import { currentOp, roleCanMove } from './step.ts';
 import { BAR_FREE, BAR_RELEASED, type BarrierState, type MachineState } from './state.ts';
@@ -123,6 +123,10 @@ export class StuckBarriers {
   private readonly movers: Int32Array;
   /** per role, for the state of `lessonsFor`: the unit process it is blocked on (unitWaitOf), or −1 */
   private readonly unitWait: Int32Array;
+  /** per role of a split warpgroup, in straight-line or unrolled positions: its wgmma.wait positions with their N, and its commits before each position */
+  private readonly mmaWaits: ({ readonly at: Int32Array; readonly pending: Int32Array; readonly commitsBefore: Int32Array } | undefined)[];
+  /** per role, this run: the first position where a wgmma.wait holds it for good on outside paths (held), or Infinity */
+  private readonly heldAt: Float64Array;
   private stop: Int32Array;
   /** per role and barrier: the lowest phase possible at the role's walk, the highest it surely knows; valid when `seen` is this run's */
   private readonly lowest: Float64Array;
@@ -184,6 +188,8 @@ export class StuckBarriers {
     this.known = new Float64Array(R * C);
     this.seen = new Uint32Array(R * C);
     this.lessons = new Lessons(m, horizons, futures);
+    this.heldAt = new Float64Array(R).fill(Infinity);
+    this.mmaWaits = m.roles.map((_, r) => mmaWaitsOf(m, horizons.positions, r));
   }
 
   /** The bounds, the stops of the outside roles and what they do to each barrier before them. */
@@ -202,6 +208,7 @@ export class StuckBarriers {
     this.stop.fill(-1);
     this.stopIndex.fill(-1);
     this.stoppedFirst.fill(-1);
+    for (let p = 0; p < R; p++) this.heldAt[p] = out.inSet[p] === 1 ? Infinity : this.held(p, out.at[p]!, out.inSet);
     for (let p = 0; p < R; p++) {
       const rs = s.roles[p];
       if (out.inSet[p] === 1 || rs === undefined) continue;
@@ -262,6 +269,29 @@ export class StuckBarriers {
     return unitRoles(this.m, p, u).some((q) => inSet[q] === 1 && !hasOutstanding(this.s.roles[q], u));
   }
 
+  /**
+   * The first position from `at` of a wgmma.wait that holds role p for good on paths outside the
+   * set, or Infinity. Its group count there is its groups outstanding now plus its commits on the
+   * way; a retirement takes one group of every partner at once, and a partner of the set commits
+   * nothing, so at most as many retire as the fewest groups such a partner has now. A wait N with
+   * more groups than N plus those retirements never passes.
+   */
+  private held(p: number, at: number, inSet: Uint8Array): number {
+    const waits = this.mmaWaits[p];
+    if (!waits) return Infinity;
+    let retirable = Infinity;
+    for (const q of this.m.mmaPartners[p] ?? []) if (q !== p && inSet[q] === 1) retirable = Math.min(retirable, outstandingGroups(this.s.roles[q]));
+    if (retirable === Infinity) return Infinity;
+    const now = outstandingGroups(this.s.roles[p]);
+    const before = waits.commitsBefore;
+    for (let k = 0; k < waits.at.length; k++) {
+      const i = waits.at[k]!;
+      if (i < at) continue;
+      if (now + before[i]! - before[at]! - retirable > waits.pending[k]!) return i;
+    }
+    return Infinity;
+  }
+
   /** The per-state facts of every run on state s (roles at positions `at`), worked out once per state. */
   private forState(s: MachineState, at: Int32Array): void {
     if (this.lessonsFor === s) return;
@@ -307,7 +337,8 @@ export class StuckBarriers {
   private advance(p: number, from: number): void {
     const { m, horizons, counts } = this;
     const pc = this.at[p]!;
-    const end = horizons.straightEnd(p, pc);
+    const held = this.heldAt[p]!;
+    const end = Math.min(horizons.straightEnd(p, pc), held);
     const next = this.walk(p, this.stopIndex[p]!, end);
     this.stopIndex[p] = next;
     this.stop[p] = next >= 0 ? horizons.waits[p]![next]! : -1;
@@ -317,6 +348,11 @@ export class StuckBarriers {
       this.stoppedNext[p] = this.stoppedFirst[b]!;
       this.stoppedFirst[b] = p;
       return this.count(p, from, this.stop[p]! + (horizons.waitParities[p]![next] === NAMED_SYNC ? 1 : 0));
+    }
+    if (end === held) {
+      // held at a wgmma.wait for good (`held`): counted up to it, and nothing after it
+      this.stop[p] = held;
+      return this.count(p, from, held);
     }
     this.countTail(p, from, end);
     if (end >= horizons.positions.length(p)) return;
@@ -514,3 +550,35 @@ export function threadsMissing(s: MachineState, id: number, threads: number): nu
   return (s.namedThreads[id] || threads) - (s.namedCount[id] ?? 0);
 }
 
+
+/** A role's committed wgmma groups not yet retired. */
+function outstandingGroups(rs: MachineState['roles'][number] | undefined): number {
+  let n = 0;
+  for (const g of rs?.mmaGroups ?? []) if (!g.retired) n++;
+  return n;
+}
+
+/**
+ * The wgmma.wait positions of role r, with their N, and its commits before each position, for a
+ * role of a split warpgroup whose positions run in order (straight-line code or unrolled); undefined
+ * otherwise, or where an N cannot be told (then no wait is taken as held).
+ */
+function mmaWaitsOf(m: Machine, p: Positions, r: number): { at: Int32Array; pending: Int32Array; commitsBefore: Int32Array } | undefined {
+  if ((m.mmaPartners[r]?.length ?? 1) < 2) return undefined;
+  const n = p.length(r);
+  if (!p.unrolled && p.straightEnd(r, 0) < n) return undefined;
+  const commitsBefore = new Int32Array(n + 1);
+  const at: number[] = [];
+  const pending: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const instr = p.instr(r, i);
+    const op = instr?.kind === 'op' ? instr.op : undefined;
+    commitsBefore[i + 1] = commitsBefore[i]! + (op?.kind === 'wgmma.commit' || (op?.kind === 'wgmma.issue' && op.commit) ? 1 : 0);
+    if (op?.kind !== 'wgmma.wait' || instr?.kind !== 'op') continue;
+    const v = valueAt(p, r, i, instr.args[0], op.pending.kind === 'num');
+    if (v === undefined || !Number.isInteger(v) || v < 0) return undefined;
+    at.push(i);
+    pending.push(v);
+  }
+  return { at: Int32Array.from(at), pending: Int32Array.from(pending), commitsBefore };
+}

@@ -157,9 +157,13 @@ export const arbGridRing: fc.Arbitrary<GridRing> = fc.record({
 });
 
 /** The two-CTA ring with each consumer warpgroup lifted as partner roles (CUTLASS example 67). */
-export interface SplitRing extends ClusterRing {
+export interface SplitRing extends Omit<ClusterRing, 'mutation'> {
+  /** the ring mutations, and for a lagged ring one more: partner 0 of CTA `cta` releases each stage it has just issued on, before its group retires */
+  readonly mutation: Mutation | 'early-release';
   /** partner roles per consumer warpgroup: 2, or 3 with one that never arrives */
   readonly partners: number;
+  /** 1: each partner waits `wgmma.wait 1` and releases the stage before (CUTLASS's mainloop), so a partner runs a batch ahead; 0 or absent: `wgmma.wait 0` and the stage itself */
+  readonly lag?: number;
 }
 
 /**
@@ -170,6 +174,7 @@ export interface SplitRing extends ClusterRing {
  */
 export function splitClusterText(r: SplitRing): string {
   const S = r.stages;
+  const lag = r.lag ?? 0;
   const hit = (k: number, c: number) => k === r.at % r.blocks && c === r.cta;
   const names = (c: number) => Array.from({ length: r.partners }, (_, w) => `consumer${c}_${w}`);
   const lines = [
@@ -192,10 +197,14 @@ export function splitClusterText(r: SplitRing): string {
       for (let k = 0; k < r.blocks; k++) {
         const s = k % S;
         const parity = (Math.floor(k / S) & 1) ^ (hit(k, c) && w === 0 && r.mutation === 'parity' ? 1 : 0);
-        lines.push(`  wait full${c}[${s}], ${parity}`, `  wgmma.issue a${c}[${s}]`, `  wgmma.issue b${c}[${2 * s + w % 2}]`, '  wgmma.commit', '  wgmma.wait 0');
-        if (w < 2 && !(hit(k, c) && r.mutation === 'drop-arrive' && w !== c)) lines.push(`  arrive empty${w}[${s}]`);
+        lines.push(`  wait full${c}[${s}], ${parity}`, `  wgmma.issue a${c}[${s}]`, `  wgmma.issue b${c}[${2 * s + w % 2}]`, '  wgmma.commit', `  wgmma.wait ${lag}`);
+        // with a lag, block k releases block k − 1's stage: its group has retired
+        const early = c === r.cta && w === 0 && r.mutation === 'early-release';
+        if ((k >= lag || early) && w < 2 && !(hit(k, c) && r.mutation === 'drop-arrive' && w !== c)) lines.push(`  arrive empty${w}[${(early ? k : k - lag) % S}]`);
         if (hit(k, c) && w === 0 && r.mutation === 'extra-arrive') lines.push(`  arrive full${1 - c}[${s}]`);
       }
+      const late = lag > 0 && w < 2 && !(c === r.cta && w === 0 && r.mutation === 'early-release');
+      if (lag > 0) lines.push('  wgmma.wait 0', ...(late ? [`  arrive empty${w}[${(r.blocks - 1) % S}]`] : []));
     });
   }
   return lines.join('\n') + '\n';
@@ -208,4 +217,15 @@ export const arbSplitRing: fc.Arbitrary<SplitRing> = fc.record({
   mutation: fc.constantFrom(...MUTATIONS),
   at: fc.nat(3),
   cta: fc.integer({ min: 0, max: 1 }),
+});
+
+/** Split rings that release a stage a block late (`lag` 1): two or three stages, since one stage and a lag deadlock. */
+export const arbLagRing: fc.Arbitrary<SplitRing> = fc.record({
+  stages: fc.integer({ min: 2, max: 3 }),
+  blocks: fc.integer({ min: 2, max: 4 }),
+  partners: fc.integer({ min: 2, max: 3 }),
+  mutation: fc.constantFrom(...MUTATIONS, 'early-release' as const),
+  at: fc.nat(3),
+  cta: fc.integer({ min: 0, max: 1 }),
+  lag: fc.constant(1),
 });

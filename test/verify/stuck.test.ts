@@ -51,15 +51,53 @@ const PASSED_WAIT_KEEPS_PHASE = [
   '  arrive b[0], 1',
 ].join('\n');
 
+/**
+ * A and B are one warpgroup's partner roles: their groups retire together. Once A has committed its
+ * first group and its next op (reading x[1]) is the ample set, B's `wgmma.wait 1` with two groups
+ * outstanding can still pass on outside paths: the retirement needs only A's group already
+ * committed. So B's arrive on d and W's copy into x[1] after it are counted. A stop that counted no
+ * retirement (B held at its wait) leaves W at `wait d` and picks A's read alone, a breach.
+ */
+const PARTNER_LETS_WAIT_PASS = [
+  'mbarrier d[1] count 1',
+  'mbarrier f[1] count 1',
+  'buffer x[2] bytes 64',
+  'warpgroup A, B',
+  '',
+  'role A warps 1:',
+  '  wgmma.issue x[0]',
+  '  wgmma.commit',
+  '  wgmma.issue x[1]',
+  '  wgmma.commit',
+  '  wgmma.wait 0',
+  '',
+  'role B warps 1:',
+  '  wgmma.issue x[0]',
+  '  wgmma.commit',
+  '  wgmma.issue x[0]',
+  '  wgmma.commit',
+  '  wgmma.wait 1',
+  '  arrive d[0]',
+  '',
+  'role W warps 1:',
+  '  wait d[0], 0',
+  '  arrive.expect_tx f[0], 64',
+  '  tma.load x[1] -> f[0], 64',
+  '  wait f[0], 0',
+].join('\n');
+
 describe('completion bounds (stuck.ts)', () => {
   it.each([
     ['a barrier completes twice outside the set', TWO_COMPLETIONS],
     ['a passed wait of the other parity keeps the lowest phase', PASSED_WAIT_KEEPS_PHASE],
+    // held(): taking no retirement as possible gives a breach here (3 subsets, measured 2026-11-29)
+    ['a partner of the set lets a future wgmma.wait pass', PARTNER_LETS_WAIT_PASS],
   ])('%s: every ample subset is persistent', (_name, text) => {
     const model = programModel(parseProgramText(text + '\n', 'stuck.aref'));
     expect(firstBreach(model, 400)).toBeUndefined();
     expect(subsetsChecked).toBeGreaterThan(3);
-    // both programs end in a protocol error (a second arrive on d), found with or without reduction
+    // the programs end in a protocol error (a second arrive on d) or a race (W's copy into x[1]
+    // while A's group reads it), found with or without reduction
     const p = parseProgramText(text + '\n', 'stuck.aref');
     expect(verifyProgram(p).violations.map((v) => v.kind)).toEqual(verifyProgram(p, { reduction: false }).violations.map((v) => v.kind));
   });
