@@ -31,6 +31,31 @@ function persistenceOver<R>(rings: readonly R[], text: (r: R) => string, lookahe
   return { breaches, subsets };
 }
 
+/**
+ * Reduced and full exploration of each ring: the same verdict and violation kinds, and the ring
+ * without a mutation verified. A ring whose full run (or reduced run) stops at its limit is not
+ * compared: a violation ends neither run, so one found early says nothing of the kinds. The
+ * mutations must reach deadlocks, races and protocol errors, so the comparison has something to compare.
+ */
+function compareWithFull<R extends { mutation: string }>(rings: readonly R[], text: (r: R) => string, o: { fullStates: number; minCompared: number; reducedFinishes: boolean }): void {
+  const verdicts = new Set<string>();
+  let compared = 0;
+  for (const r of rings) {
+    const p = parseProgramText(text(r), 'ring.aref');
+    const full = verifyProgram(p, { maxStates: o.fullStates, reduction: false });
+    const reduced = verifyProgram(p, { maxStates: 100_000 });
+    if (o.reducedFinishes) expect(reduced.limit, JSON.stringify(r)).toBeUndefined();
+    if (full.limit || reduced.limit) continue;
+    compared++;
+    expect(kindsOf(reduced), JSON.stringify(r)).toBe(kindsOf(full));
+    expect(reduced.stats.states).toBeLessThanOrEqual(full.stats.states);
+    if (r.mutation === 'none') expect(full.verdict, JSON.stringify(r)).toBe('verified');
+    verdicts.add(kindsOf(full));
+  }
+  expect(compared).toBeGreaterThan(o.minCompared);
+  for (const kind of ['deadlock', 'race', 'protocol']) expect([...verdicts].some((v) => v.includes(kind)), kind).toBe(true);
+}
+
 describe('reduction on two-CTA multicast rings (straight-line, mutated)', () => {
   const rings = fc.sample(arbClusterRing, { seed: 91, numRuns: 80 });
 
@@ -41,25 +66,8 @@ describe('reduction on two-CTA multicast rings (straight-line, mutated)', () => 
   }, 300_000);
 
   it('reduced and full exploration agree on the verdict and violation kinds; mutations are found', () => {
-    const verdicts = new Set<string>();
-    let compared = 0;
-    for (const r of rings) {
-      const p = parseProgramText(clusterRingText(r), 'cluster.aref');
-      const full = verifyProgram(p, { maxStates: 100_000, reduction: false });
-      const reduced = verifyProgram(p, { maxStates: 100_000 });
-      expect(reduced.limit, JSON.stringify(r)).toBeUndefined();
-      if (full.limit) continue; // the full graph of the largest rings is past the limit: a violation found early says nothing of the kinds
-      compared++;
-      expect(kindsOf(reduced), JSON.stringify(r)).toBe(kindsOf(full));
-      expect(reduced.stats.states).toBeLessThanOrEqual(full.stats.states);
-      if (r.mutation === 'none') expect(full.verdict, JSON.stringify(r)).toBe('verified');
-      verdicts.add(kindsOf(full));
-    }
-    expect(compared).toBeGreaterThan(40);
-    // the mutations reach deadlocks, races and protocol errors, so the comparison has something to compare
-    expect([...verdicts].some((v) => v.includes('deadlock'))).toBe(true);
-    expect([...verdicts].some((v) => v.includes('race'))).toBe(true);
-    expect([...verdicts].some((v) => v.includes('protocol'))).toBe(true);
+    // the full graph of the largest rings is past the limit
+    compareWithFull(rings, clusterRingText, { fullStates: 100_000, minCompared: 40, reducedFinishes: true });
   }, 300_000);
 });
 
@@ -112,25 +120,9 @@ describe('reduction on two-CTA rings whose warpgroups are lifted as partner role
   }, 300_000);
 
   it('reduced and full exploration agree on the verdict and violation kinds; mutations are found', () => {
-    const verdicts = new Set<string>();
-    let compared = 0;
-    for (const r of rings) {
-      const p = parseProgramText(splitClusterText(r), 'split.aref');
-      // 30,000 full states: 30 of the 60 fit (35 fit 100,000, at three times the time)
-      const full = verifyProgram(p, { maxStates: 30_000, reduction: false });
-      const reduced = verifyProgram(p, { maxStates: 100_000 });
-      // a violation ends neither run, and three partners a round make the largest mutants' full
-      // graphs (and one reduced graph) pass the limit: those say nothing of the kinds
-      if (full.limit || reduced.limit) continue;
-      compared++;
-      expect(kindsOf(reduced), JSON.stringify(r)).toBe(kindsOf(full));
-      if (r.mutation === 'none') expect(full.verdict, JSON.stringify(r)).toBe('verified');
-      verdicts.add(kindsOf(full));
-    }
-    expect(compared).toBeGreaterThan(25);
-    expect([...verdicts].some((v) => v.includes('deadlock'))).toBe(true);
-    expect([...verdicts].some((v) => v.includes('race'))).toBe(true);
-    expect([...verdicts].some((v) => v.includes('protocol'))).toBe(true);
+    // 30,000 full states: 30 of the 60 fit (35 fit 100,000, at three times the time); three
+    // partners a round make the largest mutants' full graphs (and one reduced graph) pass the limit
+    compareWithFull(rings, splitClusterText, { fullStates: 30_000, minCompared: 25, reducedFinishes: false });
   }, 300_000);
 
   it('the reduced graph grows linearly in the k-blocks, and not with the partners\' interleavings', () => {
