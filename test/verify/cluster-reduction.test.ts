@@ -56,6 +56,8 @@ function compareWithFull<R extends { mutation: string }>(rings: readonly R[], te
   for (const kind of ['deadlock', 'race', 'protocol']) expect([...verdicts].some((v) => v.includes(kind)), kind).toBe(true);
 }
 
+// The tests here take 30–120 s each on a 2-core machine and about twice that in CI, where a
+// 300 s limit once cut one off: 600 s each.
 describe('reduction on two-CTA multicast rings (straight-line, mutated)', () => {
   const rings = fc.sample(arbClusterRing, { seed: 91, numRuns: 80 });
 
@@ -63,12 +65,12 @@ describe('reduction on two-CTA multicast rings (straight-line, mutated)', () => 
     const { breaches, subsets } = persistenceOver(rings, clusterRingText, 300);
     expect(breaches).toEqual([]);
     expect(subsets, 'ample subsets checked').toBeGreaterThan(500);
-  }, 300_000);
+  }, 600_000);
 
   it('reduced and full exploration agree on the verdict and violation kinds; mutations are found', () => {
     // the full graph of the largest rings is past the limit
     compareWithFull(rings, clusterRingText, { fullStates: 100_000, minCompared: 40, reducedFinishes: true });
-  }, 300_000);
+  }, 600_000);
 });
 
 // The same on 2×2 clusters (CUTLASS Cooperative 2×2, `.corpus`), where a CTA reaches the diagonal
@@ -85,7 +87,7 @@ describe('reduction on 2×2-cluster multicast rings (straight-line, mutated)', (
     const { breaches, subsets } = persistenceOver(rings, gridClusterText, 150);
     expect(breaches).toEqual([]);
     expect(subsets, 'ample subsets checked').toBeGreaterThan(1000);
-  }, 300_000);
+  }, 600_000);
 
   it('the reduced graph verifies the ring and finds the deadlocks of a missing copy or arrive, or too many bytes expected', () => {
     const expected: Partial<Record<Mutation, string>> = { none: 'verified ', 'drop-copy': 'violation deadlock', 'drop-arrive': 'violation deadlock', 'expect-long': 'violation deadlock' };
@@ -117,13 +119,13 @@ describe('reduction on two-CTA rings whose warpgroups are lifted as partner role
     const { breaches, subsets } = persistenceOver(rings.slice(0, 40), splitClusterText, 100);
     expect(breaches).toEqual([]);
     expect(subsets, 'ample subsets checked').toBeGreaterThan(500);
-  }, 300_000);
+  }, 600_000);
 
   it('reduced and full exploration agree on the verdict and violation kinds; mutations are found', () => {
     // 30,000 full states: 30 of the 60 fit (35 fit 100,000, at three times the time); three
     // partners a round make the largest mutants' full graphs (and one reduced graph) pass the limit
     compareWithFull(rings, splitClusterText, { fullStates: 30_000, minCompared: 25, reducedFinishes: false });
-  }, 300_000);
+  }, 600_000);
 
   it('the reduced graph grows linearly in the k-blocks, and not with the partners\' interleavings', () => {
     for (const partners of [2, 3]) {
@@ -153,7 +155,7 @@ describe('reduction on split rings that release a stage a block late (wgmma.wait
     const { breaches, subsets } = persistenceOver(fc.sample(arbLagRing, { seed: 95, numRuns: 8 }), splitClusterText, 80);
     expect(breaches).toEqual([]);
     expect(subsets, 'ample subsets checked').toBeGreaterThan(300);
-  }, 300_000);
+  }, 600_000);
 
   it('the reduced graph grows linearly in the k-blocks; the ring verifies and its mutants do not', () => {
     const run = (r: Parameters<typeof splitClusterText>[0]) => verifyProgram(parseProgramText(splitClusterText(r), 'lag.aref'), { maxStates: 50_000 });
