@@ -43,7 +43,8 @@ function commit(m: Machine, s: MachineState, r: number, u: Unit): void {
   groups(rs, u).push({ slots: open(rs, u).splice(0), retired: false, know: emptyKnowledge(eventWords(m)) });
 }
 
-function outstanding(rs: RoleState, u: Unit): number {
+/** The committed groups of role rs's unit not yet retired: what `wgmma.wait N` / `bulk.wait N` compare with N. */
+export function outstanding(rs: RoleState, u: Unit): number {
   return groups(rs, u).filter((g) => !g.retired).length;
 }
 

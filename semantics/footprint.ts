@@ -15,7 +15,7 @@ import type { Expr, Op } from '../src/ir/program.ts';
 import type { CRef, Instr, Machine } from './machine.ts';
 import { slotId } from './machine.ts';
 import { BAR_RELEASED, type MachineState } from './state.ts';
-import type { Positions } from './positions.ts';
+import { runsInOrder, type Positions } from './positions.ts';
 import { wgmmaBatches } from './access.ts';
 
 /** Touches everything: init and inval reset every role's phase knowledge of a barrier. */
@@ -63,6 +63,8 @@ function unitOf(op: Op): 'mma' | 'store' | undefined {
 
 /** An issue that commits no group: it adds a read to the role's open list and touches no group. */
 const opensOnly = (op: Op): boolean => (op.kind === 'wgmma.issue' && !op.commit) || op.kind === 'tma.store';
+/** Whether op commits a wgmma group: a commit, or an issue with its own commit. */
+export const closesMmaGroup = (op: Op): boolean => op.kind === 'wgmma.commit' || (op.kind === 'wgmma.issue' && op.commit);
 
 /** Ops that only read their slot or barrier (the others write it). */
 const READS_TARGET: ReadonlySet<Op['kind']> = new Set(['read', 'wgmma.issue', 'tma.store', 'wait', 'wait.token']);
@@ -296,7 +298,7 @@ function issuesBeforeCommit(m: Machine, o: ObjectSpace, q: number, pc: number): 
   for (let i = pc; i < code.length; i++) {
     const instr = code[i]!;
     if (instr.kind !== 'op') return ownIssueSlots(m, o)[q] ?? [];
-    if (instr.op.kind === 'wgmma.commit' || instr.op.kind === 'wgmma.issue' && instr.op.commit) break;
+    if (closesMmaGroup(instr.op)) break;
     if (instr.op.kind !== 'wgmma.issue') continue;
     const touch = staticTouch(m, o, q, instr);
     if (touch === GLOBAL) return ownIssueSlots(m, o)[q] ?? [];
@@ -346,7 +348,7 @@ export function positionTouches(m: Machine, o: ObjectSpace, p: Positions): (Touc
  */
 function batchTable(m: Machine, p: Positions, r: number, touches: readonly (Touch | undefined)[]): { begins: Int32Array; slots: number[][] } | undefined {
   const n = p.length(r);
-  if (!p.unrolled && p.straightEnd(r, 0) < n) return undefined;
+  if (!runsInOrder(p, r)) return undefined;
   const begins = new Int32Array(n).fill(-1);
   const slots: number[][] = [[]];
   let open = false;
@@ -360,7 +362,7 @@ function batchTable(m: Machine, p: Positions, r: number, touches: readonly (Touc
     if (kind === 'wgmma.issue' && t !== undefined && t !== GLOBAL) slots[slots.length - 1]!.push(...t.reads.filter((x) => x < m.slotCount));
     if (kind === 'wgmma.issue' && t === GLOBAL) return undefined;
     open = true;
-    if (kind === 'wgmma.commit' || (instr.op.kind === 'wgmma.issue' && instr.op.commit)) {
+    if (closesMmaGroup(instr.op)) {
       slots.push([]);
       open = false;
     }

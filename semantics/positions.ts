@@ -105,6 +105,11 @@ interface RoleTrace {
 }
 
 /** Whether every role of m is straight-line code, with no loop or branch (lifted PTX): its own unrolling. */
+/** Whether role r's positions run in order: unrolled, or straight-line code with no loop or branch. */
+export function runsInOrder(p: Positions, r: number): boolean {
+  return p.unrolled || p.straightEnd(r, 0) >= p.length(r);
+}
+
 export function isStraightLine(m: Machine): boolean {
   return m.roles.every((role) => role.code.every((instr) => instr.kind === 'op'));
 }

@@ -31,12 +31,12 @@
 // is what N_b = 0 says; assuming it instead (keeping N_b at 0 whatever the counts) would give
 // nothing more: until b is raised both fixed-point iterations make the same moves, and once the
 // counts show that the outside alone cannot complete b they never raise it.
-import { barrierObject, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
+import { barrierObject, closesMmaGroup, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
 import { fewerPerArrival, NAMED_SYNC, type Horizons } from './horizon.ts';
 import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
-import { isStraightLine, valueAt, type Positions } from './positions.ts';
-import { hasOutstanding, unitRoles } from './async.ts';
+import { isStraightLine, runsInOrder, valueAt, type Positions } from './positions.ts';
+import { hasOutstanding, outstanding, unitRoles } from './async.ts';
 import { currentOp, roleCanMove } from './step.ts';
 import { BAR_FREE, BAR_RELEASED, type BarrierState, type MachineState } from './state.ts';
 
@@ -280,9 +280,9 @@ export class StuckBarriers {
     const waits = this.mmaWaits[p];
     if (!waits) return Infinity;
     let retirable = Infinity;
-    for (const q of this.m.mmaPartners[p] ?? []) if (q !== p && inSet[q] === 1) retirable = Math.min(retirable, outstandingGroups(this.s.roles[q]));
+    for (const q of this.m.mmaPartners[p] ?? []) if (q !== p && inSet[q] === 1) retirable = Math.min(retirable, groupsOf(this.s.roles[q]));
     if (retirable === Infinity) return Infinity;
-    const now = outstandingGroups(this.s.roles[p]);
+    const now = groupsOf(this.s.roles[p]);
     const before = waits.commitsBefore;
     for (let k = 0; k < waits.at.length; k++) {
       const i = waits.at[k]!;
@@ -551,13 +551,6 @@ export function threadsMissing(s: MachineState, id: number, threads: number): nu
 }
 
 
-/** A role's committed wgmma groups not yet retired. */
-function outstandingGroups(rs: MachineState['roles'][number] | undefined): number {
-  let n = 0;
-  for (const g of rs?.mmaGroups ?? []) if (!g.retired) n++;
-  return n;
-}
-
 /**
  * The wgmma.wait positions of role r, with their N, and its commits before each position, for a
  * role of a split warpgroup whose positions run in order (straight-line code or unrolled); undefined
@@ -566,14 +559,14 @@ function outstandingGroups(rs: MachineState['roles'][number] | undefined): numbe
 function mmaWaitsOf(m: Machine, p: Positions, r: number): { at: Int32Array; pending: Int32Array; commitsBefore: Int32Array } | undefined {
   if ((m.mmaPartners[r]?.length ?? 1) < 2) return undefined;
   const n = p.length(r);
-  if (!p.unrolled && p.straightEnd(r, 0) < n) return undefined;
+  if (!runsInOrder(p, r)) return undefined;
   const commitsBefore = new Int32Array(n + 1);
   const at: number[] = [];
   const pending: number[] = [];
   for (let i = 0; i < n; i++) {
     const instr = p.instr(r, i);
     const op = instr?.kind === 'op' ? instr.op : undefined;
-    commitsBefore[i + 1] = commitsBefore[i]! + (op?.kind === 'wgmma.commit' || (op?.kind === 'wgmma.issue' && op.commit) ? 1 : 0);
+    commitsBefore[i + 1] = commitsBefore[i]! + (op !== undefined && closesMmaGroup(op) ? 1 : 0);
     if (op?.kind !== 'wgmma.wait' || instr?.kind !== 'op') continue;
     const v = valueAt(p, r, i, instr.args[0], op.pending.kind === 'num');
     if (v === undefined || !Number.isInteger(v) || v < 0) return undefined;
@@ -582,3 +575,6 @@ function mmaWaitsOf(m: Machine, p: Positions, r: number): { at: Int32Array; pend
   }
   return { at: Int32Array.from(at), pending: Int32Array.from(pending), commitsBefore };
 }
+
+/** A role's wgmma groups outstanding, as its wgmma.wait counts them (async.ts `outstanding`); none for a role not started. */
+const groupsOf = (rs: MachineState['roles'][number] | undefined): number => (rs ? outstanding(rs, 'mma') : 0);
