@@ -536,7 +536,15 @@ class Closure {
    * cannot complete it, so nothing outside can wait on that completion before the set moves.
    */
   private namedCommutes(id: number, threads: number, own: number): boolean {
-    return own + this.stuckNow().counts[3 * (this.m.barrierCount + id)]! <= threadsMissing(this.s, id, threads);
+    const st = this.stuckNow();
+    const c = this.m.barrierCount + id;
+    // every arrival names the same count, or whichever opens the generation decides whether the
+    // others complete one without the set or fail (a protocol error): no claim then
+    const opened = this.s.namedThreads[id] ?? 0;
+    if (opened !== 0 && opened !== threads) return false;
+    const ops = st.counts[3 * c + 2]!;
+    if (ops > 0 && !(st.fewest[c] === threads && st.counts[3 * c + 1] === threads * ops)) return false;
+    return own + st.counts[3 * c]! <= threadsMissing(this.s, id, threads);
   }
 
   private unit(p: number, enabled: boolean, add: (p: number) => void): boolean {

@@ -21,13 +21,9 @@ export class Horizons {
   readonly waitBarriers: Int32Array[];
   /** per role: the parity each of those waits names (−1: not a constant 0 or 1) */
   readonly waitParities: Int32Array[];
-  /**
-   * Named barrier id is counter `barrierCount + id` in `waits` (a `bar.sync` with constant
-   * operands, parity NAMED_SYNC) and in the effects (a bar.sync or bar.arrive adds its role's
-   * threads as arrivals). Per id: the fewest threads an op on it names (a generation completes at
-   * that many at the least), 0 when some op names a count that is not a constant.
-   */
-  readonly namedThreads: Float64Array;
+  // Named barrier id is counter `barrierCount + id` in `waits` (a `bar.sync` with constant
+  // operands, parity NAMED_SYNC) and in the effects (a bar.sync or bar.arrive adds its role's
+  // threads as arrivals, and names a thread count: `fewestPer`).
   /** per role: object → ascending positions of ops that only read it */
   private readonly readAt: Map<number, number[]>[];
   /** per role: object → ascending positions of ops touching it / writing it */
@@ -60,7 +56,6 @@ export class Horizons {
     this.effectStart = [];
     this.effectBarrier = [];
     this.effectCounts = [];
-    const namedThreads = (this.namedThreads = new Float64Array(o.named).fill(Infinity));
     const namedId = (r: number, i: number, instr: OpInstr): number | undefined => {
       const op = instr.op;
       if (op.kind !== 'bar.sync' && op.kind !== 'bar.arrive') return undefined;
@@ -71,15 +66,6 @@ export class Horizons {
       const instr = p.instr(r, i);
       return instr?.kind === 'op' ? instr : undefined;
     };
-    m.roles.forEach((_, r) => {
-      for (let i = 0; i < p.length(r); i++) {
-        const instr = opAt(r, i);
-        if (!instr || (instr.op.kind !== 'bar.sync' && instr.op.kind !== 'bar.arrive')) continue;
-        const id = namedId(r, i, instr);
-        const n = value(r, i, instr.op.threads, instr.args[1]);
-        for (const x of id === undefined ? Array.from({ length: o.named }, (_, k) => k) : [id]) namedThreads[x] = n === undefined || n <= 0 ? 0 : Math.min(namedThreads[x]!, n);
-      }
-    });
     m.roles.forEach((role, r) => {
       const n = p.length(r);
       const waits: number[] = [];
@@ -150,7 +136,9 @@ export class Horizons {
           if (x >= o.slots + o.barriers && x < o.slots + o.barriers + o.named) {
             // a named barrier: the op's id may be one of several (then it counts as unknown there)
             effectBarrier.push(x - o.slots);
-            effectCounts.push(namedId(r, pc, instr) === x - o.slots - o.barriers ? role.warps * 32 : Infinity, 0, 0);
+            const own = namedId(r, pc, instr) === x - o.slots - o.barriers;
+            const threads = instr.op.kind === 'bar.sync' || instr.op.kind === 'bar.arrive' ? value(r, pc, instr.op.threads, instr.args[1]) : undefined;
+            effectCounts.push(own ? role.warps * 32 : Infinity, own && threads !== undefined && threads > 0 ? threads : 0, 1);
             continue;
           }
           if (x < o.slots || x >= o.slots + o.barriers) continue;
@@ -161,7 +149,7 @@ export class Horizons {
         }
       }
       effectStart[n] = effectBarrier.length;
-      if (p.unrolled) this.sums.push(rangeSums(effectStart, effectBarrier, effectCounts));
+      if (p.unrolled) this.sums.push(rangeSums(effectStart, effectBarrier, effectCounts, o.barriers));
       this.effectStart.push(effectStart);
       this.effectBarrier.push(Int32Array.from(effectBarrier));
       this.effectCounts.push(Float64Array.from(effectCounts));
@@ -201,7 +189,8 @@ export class Horizons {
    * effectBarrier(r)[i] (−1: every barrier, an init, inval or unknown operand) gets
    * effectCounts(r)[3i..3i+2] arrivals, expected bytes, landed bytes (Infinity: not known: an op
    * that may arrive on b otherwise; bytes when it writes b otherwise — expect_tx, complete_tx, an
-   * operand the table cannot tell).
+   * operand the table cannot tell). A named barrier's counter gets the threads arriving, the
+   * threads the op names (0: not known; see `fewestPer`) and 1 (summed: the ops counted).
    */
   effectsFrom(r: number, pc: number): number {
     return this.effectStart[r]![pc]!;
@@ -215,19 +204,20 @@ export class Horizons {
 
   /**
    * What role r's ops at lo..hi−1 do to each counter, from running sums (unrolled positions, where
-   * a straight part is a whole window long): add(counter, arrivals, expects, lands, perArrival)
-   * once per counter touched there, perArrival the fewest expected bytes per arrival over all the
-   * role's ops on it (fewer than over the range: a bound that allows more completions, so sound).
+   * a straight part is a whole window long): add(counter, arrivals, expects, lands, fewest)
+   * once per counter touched there, fewest what `fewestPer` makes of the range's ops on it.
    * False, adding nothing, when an op there touches everything or the space is not unrolled.
    */
-  sumsIn(r: number, lo: number, hi: number, add: (b: number, arrivals: number, expects: number, lands: number, perArrival: number) => void): boolean {
+  sumsIn(r: number, lo: number, hi: number, add: (b: number, arrivals: number, expects: number, lands: number, fewest: number) => void): boolean {
     const sums = this.sums[r];
     if (sums === undefined || anyIn(this.globalAt[r] ?? [], lo, hi)) return false;
     for (const t of sums) {
       const k0 = lowerBound(t.at, lo);
       const k1 = lowerBound(t.at, hi);
       if (k1 === k0) continue;
-      add(t.counter, sumBetween(t, k0, k1, 0), sumBetween(t, k0, k1, 1), sumBetween(t, k0, k1, 2), t.perArrival);
+      let fewest = Infinity;
+      for (let k = k0; k < k1; k++) fewest = Math.min(fewest, t.fewest[k]!);
+      add(t.counter, sumBetween(t, k0, k1, 0), sumBetween(t, k0, k1, 1), sumBetween(t, k0, k1, 2), fewest);
     }
     return true;
   }
@@ -256,17 +246,18 @@ interface RangeSums {
   /** 3 per effect and one more row: arrivals, expects, lands before effect k */
   readonly finite: Float64Array;
   readonly infinite: Int32Array;
-  readonly perArrival: number;
+  /** per effect: what it gives `fewestPer` on its own */
+  readonly fewest: Float64Array;
 }
 
-function rangeSums(effectStart: Int32Array, effectBarrier: readonly number[], effectCounts: readonly number[]): RangeSums[] {
-  const lists = new Map<number, { at: number[]; finite: number[]; infinite: number[]; perArrival: number }>();
+function rangeSums(effectStart: Int32Array, effectBarrier: readonly number[], effectCounts: readonly number[], namedFrom: number): RangeSums[] {
+  const lists = new Map<number, { at: number[]; finite: number[]; infinite: number[]; fewest: number[] }>();
   for (let pc = 0; pc + 1 < effectStart.length; pc++) {
     for (let i = effectStart[pc]!; i < effectStart[pc + 1]!; i++) {
       const b = effectBarrier[i]!;
       if (b < 0) continue; // touches everything: sumsIn declines such ranges
       let l = lists.get(b);
-      if (l === undefined) lists.set(b, (l = { at: [], finite: [0, 0, 0], infinite: [0, 0, 0], perArrival: Infinity }));
+      if (l === undefined) lists.set(b, (l = { at: [], finite: [0, 0, 0], infinite: [0, 0, 0], fewest: [] }));
       const k = l.at.length;
       l.at.push(pc);
       for (let j = 0; j < 3; j++) {
@@ -274,16 +265,27 @@ function rangeSums(effectStart: Int32Array, effectBarrier: readonly number[], ef
         l.finite.push(l.finite[3 * k + j]! + (Number.isFinite(v) ? v : 0));
         l.infinite.push(l.infinite[3 * k + j]! + (Number.isFinite(v) ? 0 : 1));
       }
-      l.perArrival = fewerPerArrival(l.perArrival, effectCounts[3 * i]!, effectCounts[3 * i + 1]!);
+      l.fewest.push(fewestPer(b >= namedFrom, Infinity, effectCounts[3 * i]!, effectCounts[3 * i + 1]!));
     }
   }
-  return [...lists].map(([counter, l]) => ({ counter, at: Int32Array.from(l.at), finite: Float64Array.from(l.finite), infinite: Int32Array.from(l.infinite), perArrival: l.perArrival }));
+  return [...lists].map(([counter, l]) => ({ counter, at: Int32Array.from(l.at), finite: Float64Array.from(l.finite), infinite: Int32Array.from(l.infinite), fewest: Float64Array.from(l.fewest) }));
 }
 
 /** The fewest bytes per arrival so far, once an op with `arrivals` arrivals expecting `expects` bytes is counted (0 when its bytes are not known: any number). */
 export function fewerPerArrival(fewest: number, arrivals: number, expects: number): number {
   if (!(arrivals > 0)) return fewest;
   return Math.min(fewest, Number.isFinite(expects) && Number.isFinite(arrivals) && expects >= 0 ? expects / arrivals : 0);
+}
+
+/**
+ * What bounds a counter's later completions from below, once an op's effect on it (`arrivals`,
+ * `second`: its second effect count) is counted: an mbarrier's fewest expected bytes per arrival
+ * (`fewerPerArrival`); a named barrier's (`named`) fewest threads an op names, which no generation
+ * these ops make can be smaller than: every arrival in a generation names the count it was opened
+ * for, or the path ends in a protocol error (named.ts). 0: not known (any size).
+ */
+export function fewestPer(named: boolean, fewest: number, arrivals: number, second: number): number {
+  return named ? Math.min(fewest, second) : fewerPerArrival(fewest, arrivals, second);
 }
 
 /** The parity entry of a `bar.sync` in `waits`. */

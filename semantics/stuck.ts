@@ -32,7 +32,7 @@
 // nothing more: until b is raised both fixed-point iterations make the same moves, and once the
 // counts show that the outside alone cannot complete b they never raise it.
 import { barrierObject, closesMmaGroup, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
-import { fewerPerArrival, NAMED_SYNC, type Horizons } from './horizon.ts';
+import { fewestPer, NAMED_SYNC, type Horizons } from './horizon.ts';
 import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
 import { isStraightLine, runsInOrder, valueAt, type Positions } from './positions.ts';
@@ -78,8 +78,14 @@ export interface Stuck {
   readonly stop: Int32Array;
   /** per barrier, N: how many more phases it can complete on paths outside the set (Infinity: not bounded) */
   readonly bound: Float64Array;
-  /** per barrier b, at 3b..3b+2: the arrivals, expected and landed bytes of the outside before the stops */
+  /**
+   * per barrier b, at 3b..3b+2: the arrivals, expected and landed bytes of the outside before the
+   * stops; for a named barrier, the threads arriving, the sum of the thread counts the ops name,
+   * and how many ops
+   */
   readonly counts: Float64Array;
+  /** per barrier: what horizon.ts `fewestPer` makes of the outside's ops before the stops */
+  readonly fewest: Float64Array;
 }
 
 interface Tail {
@@ -237,7 +243,7 @@ export class StuckBarriers {
       const n =
         b < m.barrierCount
           ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!, this.perArrival[b]!)
-          : generationsAllowed(s, b - m.barrierCount, horizons.namedThreads[b - m.barrierCount]!, counts[3 * b]!);
+          : generationsAllowed(s, b - m.barrierCount, this.perArrival[b]!, counts[3 * b]!);
       if (n <= bound[b]!) continue;
       bound[b] = n > this.lookahead ? Infinity : n;
       // a bar.sync's own arrival was counted with the ops before its stop
@@ -255,6 +261,7 @@ export class StuckBarriers {
     }
     result.bound.set(bound);
     result.counts.set(counts);
+    result.fewest.set(this.perArrival);
     return result;
   }
 
@@ -319,7 +326,7 @@ export class StuckBarriers {
   private nextResult(): Stuck {
     let r = this.results[this.resultsUsed];
     if (r === undefined) {
-      r = { stop: new Int32Array(this.m.roles.length), bound: new Float64Array(this.counters), counts: new Float64Array(3 * this.counters) };
+      r = { stop: new Int32Array(this.m.roles.length), bound: new Float64Array(this.counters), counts: new Float64Array(3 * this.counters), fewest: new Float64Array(this.counters) };
       this.results.push(r);
     }
     this.resultsUsed++;
@@ -449,7 +456,7 @@ export class StuckBarriers {
         return;
       }
       for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + c[3 * i + j]!;
-      this.perArrival[b] = fewerPerArrival(this.perArrival[b]!, c[3 * i]!, c[3 * i + 1]!);
+      this.perArrival[b] = fewestPer(b >= this.m.barrierCount, this.perArrival[b]!, c[3 * i]!, c[3 * i + 1]!);
       this.enqueue(b);
     }
   }
@@ -506,7 +513,7 @@ export class StuckBarriers {
         perArrival.push(Infinity);
       }
       for (let j = 0; j < 3; j++) sums[3 * k + j] = sums[3 * k + j]! + c[3 * i + j]!;
-      perArrival[k] = fewerPerArrival(perArrival[k]!, c[3 * i]!, c[3 * i + 1]!);
+      perArrival[k] = fewestPer(b >= this.m.barrierCount, perArrival[k]!, c[3 * i]!, c[3 * i + 1]!);
     }
     return { barriers: Int32Array.from(barriers), counts: Float64Array.from(sums), perArrival: Float64Array.from(perArrival) };
   }
@@ -533,13 +540,15 @@ export function completionsAllowed(bar: BarrierState, arrivals: number, expects:
 }
 
 /**
- * How many generations named barrier `id` can complete when `arrivals` more threads arrive: none
- * while fewer than it still misses (the count it was opened for, or else `threads`, the fewest any
- * op names, less those in), else one and one more per `threads` left over. 0 for `threads`: some
- * op names a count that is not a constant (any number).
+ * How many generations named barrier `id` can complete when `arrivals` more threads arrive, by ops
+ * that name `threads` threads at the fewest (horizon.ts `fewestPer`; Infinity: no op counted): none
+ * while fewer than it still misses (the count it was opened for, or else `threads`, less those in),
+ * else one and one more per `threads` left over. 0 for `threads`: some op names a count that is
+ * not a constant (any number).
  */
 export function generationsAllowed(s: MachineState, id: number, threads: number, arrivals: number): number {
-  if (threads <= 0 || !Number.isFinite(threads) || !Number.isFinite(arrivals)) return Infinity;
+  if (threads <= 0 || !Number.isFinite(arrivals)) return Infinity;
+  if (!Number.isFinite(threads)) return arrivals > 0 ? Infinity : 0;
   const missing = threadsMissing(s, id, threads);
   if (arrivals < missing) return 0;
   return 1 + Math.floor((arrivals - missing) / threads);
