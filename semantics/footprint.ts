@@ -291,8 +291,21 @@ function batchStartedBy(m: Machine, o: ObjectSpace, s: MachineState, r: number, 
   return slots;
 }
 
+/** issuesBeforeCommit per machine, role and pc: it reads only the code, and runs for roles at a wgmma in every state. */
+const batchIssues = new WeakMap<Machine, Map<number, readonly number[]>[]>();
+
 /** The slots role q's wgmma.issue ops from pc up to its next wgmma.commit may name. */
 function issuesBeforeCommit(m: Machine, o: ObjectSpace, q: number, pc: number): readonly number[] {
+  let perRole = batchIssues.get(m);
+  if (!perRole) batchIssues.set(m, (perRole = m.roles.map(() => new Map())));
+  const known = perRole[q]?.get(pc);
+  if (known) return known;
+  const slots = issueSlotsFrom(m, o, q, pc);
+  perRole[q]?.set(pc, slots);
+  return slots;
+}
+
+function issueSlotsFrom(m: Machine, o: ObjectSpace, q: number, pc: number): readonly number[] {
   const code = m.roles[q]?.code ?? [];
   const slots: number[] = [];
   for (let i = pc; i < code.length; i++) {
