@@ -104,12 +104,12 @@ interface RoleTrace {
   readonly positionOfStep: Int32Array;
 }
 
-/** Whether every role of m is straight-line code, with no loop or branch (lifted PTX): its own unrolling. */
 /** Whether role r's positions run in order: unrolled, or straight-line code with no loop or branch. */
 export function runsInOrder(p: Positions, r: number): boolean {
   return p.unrolled || p.straightEnd(r, 0) >= p.length(r);
 }
 
+/** Whether every role of m is straight-line code, with no loop or branch (lifted PTX): its own unrolling. */
 export function isStraightLine(m: Machine): boolean {
   return m.roles.every((role) => role.code.every((instr) => instr.kind === 'op'));
 }

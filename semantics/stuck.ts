@@ -91,8 +91,8 @@ export interface Stuck {
 interface Tail {
   readonly barriers: Int32Array;
   readonly counts: Float64Array;
-  /** per barrier of the tail: the fewest expected bytes any of its arriving ops brings per arrival */
-  readonly perArrival: Float64Array;
+  /** per barrier of the tail: what horizon.ts `fewestPer` makes of its ops */
+  readonly fewest: Float64Array;
 }
 /** a tail with an op that touches every barrier: counted op by op (it sets every count to Infinity) */
 const GLOBAL_TAIL = 'global';
@@ -112,8 +112,8 @@ export class StuckBarriers {
   private readonly bound: Float64Array;
   /** arrivals, expected and landed bytes per barrier, over what is counted so far */
   private readonly counts: Float64Array;
-  /** per barrier: the fewest expected bytes per arrival among the ops counted that arrive (Infinity: none yet) */
-  private readonly perArrival: Float64Array;
+  /** per barrier: what horizon.ts `fewestPer` makes of the ops counted (an mbarrier's fewest bytes per arrival, a named barrier's fewest threads named; Infinity: none yet) */
+  private readonly fewest: Float64Array;
   private readonly queued: Uint8Array;
   private readonly queue: number[] = [];
   /** per role: index into horizons.waits of its stop, or of the wait its walk resumes at; −1 when it has no stop */
@@ -182,7 +182,7 @@ export class StuckBarriers {
     const R = m.roles.length;
     this.bound = new Float64Array(C);
     this.counts = new Float64Array(3 * C);
-    this.perArrival = new Float64Array(C);
+    this.fewest = new Float64Array(C);
     this.queued = new Uint8Array(C);
     this.stopIndex = new Int32Array(R);
     this.stop = new Int32Array(R);
@@ -208,7 +208,7 @@ export class StuckBarriers {
     this.forState(s, out.at);
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     counts.fill(0);
-    this.perArrival.fill(Infinity);
+    this.fewest.fill(Infinity);
     const result = this.nextResult();
     this.stop = result.stop;
     this.stop.fill(-1);
@@ -242,8 +242,8 @@ export class StuckBarriers {
       queued[b] = 0;
       const n =
         b < m.barrierCount
-          ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!, this.perArrival[b]!)
-          : generationsAllowed(s, b - m.barrierCount, this.perArrival[b]!, counts[3 * b]!);
+          ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!, this.fewest[b]!)
+          : generationsAllowed(s, b - m.barrierCount, this.fewest[b]!, counts[3 * b]!);
       if (n <= bound[b]!) continue;
       bound[b] = n > this.lookahead ? Infinity : n;
       // a bar.sync's own arrival was counted with the ops before its stop
@@ -261,7 +261,7 @@ export class StuckBarriers {
     }
     result.bound.set(bound);
     result.counts.set(counts);
-    result.fewest.set(this.perArrival);
+    result.fewest.set(this.fewest);
     return result;
   }
 
@@ -456,7 +456,7 @@ export class StuckBarriers {
         return;
       }
       for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + c[3 * i + j]!;
-      this.perArrival[b] = fewestPer(b >= this.m.barrierCount, this.perArrival[b]!, c[3 * i]!, c[3 * i + 1]!);
+      this.fewest[b] = fewestPer(b >= this.m.barrierCount, this.fewest[b]!, c[3 * i]!, c[3 * i + 1]!);
       this.enqueue(b);
     }
   }
@@ -479,18 +479,18 @@ export class StuckBarriers {
     for (let i = 0; i < tail.barriers.length; i++) {
       const b = tail.barriers[i]!;
       for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + tail.counts[3 * i + j]!;
-      this.perArrival[b] = Math.min(this.perArrival[b]!, tail.perArrival[i]!);
+      this.fewest[b] = Math.min(this.fewest[b]!, tail.fewest[i]!);
       this.enqueue(b);
     }
   }
 
   /** countTail's adder for Horizons.sumsIn */
-  private readonly addSums = (b: number, arrivals: number, expects: number, lands: number, perArrival: number): void => {
+  private readonly addSums = (b: number, arrivals: number, expects: number, lands: number, fewest: number): void => {
     const counts = this.counts;
     counts[3 * b] = counts[3 * b]! + arrivals;
     counts[3 * b + 1] = counts[3 * b + 1]! + expects;
     counts[3 * b + 2] = counts[3 * b + 2]! + lands;
-    this.perArrival[b] = Math.min(this.perArrival[b]!, perArrival);
+    this.fewest[b] = Math.min(this.fewest[b]!, fewest);
     this.enqueue(b);
   };
 
@@ -500,7 +500,7 @@ export class StuckBarriers {
     const index = new Map<number, number>();
     const barriers: number[] = [];
     const sums: number[] = [];
-    const perArrival: number[] = [];
+    const fewest: number[] = [];
     for (let i = horizons.effectsFrom(p, from), last = horizons.effectsFrom(p, end); i < last; i++) {
       const b = horizons.barrierOfEffect(p, i);
       if (b < 0) return GLOBAL_TAIL;
@@ -510,12 +510,12 @@ export class StuckBarriers {
         index.set(b, k);
         barriers.push(b);
         sums.push(0, 0, 0);
-        perArrival.push(Infinity);
+        fewest.push(Infinity);
       }
       for (let j = 0; j < 3; j++) sums[3 * k + j] = sums[3 * k + j]! + c[3 * i + j]!;
-      perArrival[k] = fewestPer(b >= this.m.barrierCount, perArrival[k]!, c[3 * i]!, c[3 * i + 1]!);
+      fewest[k] = fewestPer(b >= this.m.barrierCount, fewest[k]!, c[3 * i]!, c[3 * i + 1]!);
     }
-    return { barriers: Int32Array.from(barriers), counts: Float64Array.from(sums), perArrival: Float64Array.from(perArrival) };
+    return { barriers: Int32Array.from(barriers), counts: Float64Array.from(sums), fewest: Float64Array.from(fewest) };
   }
 }
 

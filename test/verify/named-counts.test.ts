@@ -12,8 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { parseProgramText } from '../../src/lang/load.ts';
 import { verifyProgram, type Report } from '../../src/verify.ts';
 import { programModel } from '../../src/verify/model.ts';
-import type { Action, MachineState } from '../../semantics/index.ts';
-import { firstBreach, subsetsChecked } from './persistence.ts';
+import { enabled, firstBreach, subsetsChecked } from './persistence.ts';
 import { turnsRingText } from './turns-ring.ts';
 
 /** Straight-line roles on one slot pair, one mbarrier and named barriers `ids` with thread counts `counts`. */
@@ -31,12 +30,6 @@ function arbNamedProgram(ids: readonly number[], counts: readonly number[], warp
 }
 
 const kindsOf = (r: Report): string => `${r.verdict} ${r.violations.map((v) => v.kind).sort().join(',')}`;
-
-const enabled = (model: ReturnType<typeof programModel>, s: MachineState): Action[] => {
-  const out: Action[] = [];
-  model.actions(s, out);
-  return out;
-};
 
 describe('named barriers used with two thread counts', () => {
   it("a generation's size is read from the ops ahead, not from the whole program", () => {

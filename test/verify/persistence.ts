@@ -15,7 +15,8 @@ function processKey(s: MachineState, a: Action): string {
   return `copy ${t?.slot} ${t?.span} ${t?.barrier} ${t?.value} ${t?.bytes} ${t?.role}`;
 }
 
-const enabled = (model: ProgramModel, s: MachineState): Action[] => {
+/** The actions enabled in s, in the model's order. */
+export const enabled = (model: ProgramModel, s: MachineState): Action[] => {
   const out: Action[] = [];
   model.actions(s, out);
   return out;

@@ -8,7 +8,7 @@
 
 export interface TurnsRing {
   readonly blocks: number;
-  /** 'early-turn': A's last bar.sync 1 names 64 threads (a protocol error once B's arrival is in) */
+  /** 'early-turn': A's last bar.sync 1 names 64 threads (a protocol error once B's arrival is in); 'no-release': B's elected warp never releases stage 0 of its first block (the producer deadlocks) */
   readonly mutation?: 'none' | 'early-turn' | 'no-release';
 }
 
