@@ -61,6 +61,22 @@ describe('warpgroup: one wgmma operation over several roles', () => {
     expect(raceOf(alone)).toMatch(/race on P\[/);
   });
 
+  it('a partner’s read before its issue is not ordered before another partner’s release: a race, unless one role makes both', () => {
+    // CUTLASS example 68: every warp reads a stage's scales, then issues; warp 4 alone releases the stage
+    const text = readFileSync(join(FIXTURES, 'warpgroup-partner-read.aref'), 'utf8');
+    const p = parseArefFile(text, 'warpgroup-partner-read.aref');
+    for (const por of [true, false]) {
+      const r = verifyProgram(p, { reduction: por });
+      expect(r.violations.map((v) => v.kind)).toEqual(['race']);
+      expect(r.violations[0]!.message).toBe('producer: race on scales[0]: write by producer is not ordered after the read by rest (write-after-read)');
+    }
+    // the four warps as one role (the lifter folds them when each used its loaded value before
+    // committing): its own release follows its read in program order
+    const leaderAt = text.indexOf('role leader');
+    const folded = parseArefFile(text.slice(0, leaderAt).replace('warpgroup leader, rest\n', '') + text.slice(leaderAt, text.indexOf('role rest')).replace('role leader warps 1:', 'role consumer warps 4:'), 'folded.aref');
+    for (const por of [true, false]) expect(verifyProgram(folded, { reduction: por }).verdict).toBe('verified');
+  });
+
   it('a group one partner never issues never retires: deadlock, naming that partner', () => {
     const p = load('warpgroup-missing-mma.aref');
     expect(kinds(p)).toEqual(['deadlock']);
