@@ -320,11 +320,13 @@ class Closure {
    * a wait ahead (`earliestStop` defined).
    */
   private horizon(q: number, st: Stuck | undefined): number | undefined {
-    const stop = (st ?? this.stuckNow()).stop[q] ?? -1;
+    const at = st ?? this.stuckNow();
+    const stop = at.stop[q] ?? -1;
     if (stop < 0) return undefined;
-    // a bar.sync at the stop arrives before it blocks: that op is within the horizon
+    // a bar.sync at the stop arrives before it blocks, and a wait that may miss its phase may run
+    // (as a protocol error): that op is within the horizon
     const op = this.horizons.positions.instr(q, stop);
-    return op?.kind === 'op' && op.op.kind === 'bar.sync' ? stop + 1 : stop;
+    return at.through[q] === 1 || (op?.kind === 'op' && op.op.kind === 'bar.sync') ? stop + 1 : stop;
   }
 
   /**
@@ -614,7 +616,8 @@ class Closure {
       const at = this.at[p]!;
       if (at >= n) continue;
       const stop = st.stop[p]!;
-      const end = stop >= 0 ? stop : this.horizons.straightEnd(p, at);
+      // a wait at the stop that may miss its phase may run, and it reads b's phase
+      const end = stop >= 0 ? stop + st.through[p]! : this.horizons.straightEnd(p, at);
       if (this.horizons.readsIn(p, x, at, end)) return false;
       if (stop < 0 && end < n && this.futures.conflicts(p, end, { reads: [], writes: [x] })) return false; // past a loop or branch
     }

@@ -76,6 +76,12 @@ function unitWaitOf(m: Machine, s: MachineState, r: number): number {
 export interface Stuck {
   /** per role: the position of the wait it stops at on paths outside the set (or of the wgmma.wait / bulk.wait it is blocked at, when its unit is in the set), or −1 (no stop, or in the set) */
   readonly stop: Int32Array;
+  /**
+   * per role: 1 when the wait at its stop may still run, as a protocol error that ends the path (the
+   * walk could not tell that the role knows the phase it waits for: stuck.ts `walk`); nothing after
+   * it runs either way, but the wait itself is within the role's horizon
+   */
+  readonly through: Uint8Array;
   /** per barrier, N: how many more phases it can complete on paths outside the set (Infinity: not bounded) */
   readonly bound: Float64Array;
   /**
@@ -134,6 +140,7 @@ export class StuckBarriers {
   /** per role, this run: the first position where a wgmma.wait holds it for good on outside paths (held), or Infinity */
   private readonly heldAt: Float64Array;
   private stop: Int32Array;
+  private through: Uint8Array = new Uint8Array(0);
   /** per role and barrier: the lowest phase possible at the role's walk, the highest it surely knows; valid when `seen` is this run's */
   private readonly lowest: Float64Array;
   private readonly known: Float64Array;
@@ -212,6 +219,8 @@ export class StuckBarriers {
     const result = this.nextResult();
     this.stop = result.stop;
     this.stop.fill(-1);
+    this.through = result.through;
+    this.through.fill(0);
     this.stopIndex.fill(-1);
     this.stoppedFirst.fill(-1);
     for (let p = 0; p < R; p++) this.heldAt[p] = out.inSet[p] === 1 ? Infinity : this.held(p, out.at[p]!, out.inSet);
@@ -326,7 +335,7 @@ export class StuckBarriers {
   private nextResult(): Stuck {
     let r = this.results[this.resultsUsed];
     if (r === undefined) {
-      r = { stop: new Int32Array(this.m.roles.length), bound: new Float64Array(this.counters), counts: new Float64Array(3 * this.counters), fewest: new Float64Array(this.counters) };
+      r = { stop: new Int32Array(this.m.roles.length), through: new Uint8Array(this.m.roles.length), bound: new Float64Array(this.counters), counts: new Float64Array(3 * this.counters), fewest: new Float64Array(this.counters) };
       this.results.push(r);
     }
     this.resultsUsed++;
@@ -379,11 +388,12 @@ export class StuckBarriers {
 
   /**
    * The index (into horizons.waits[p]) of role p's first wait from index k on, before `end`, that
-   * blocks for good while every barrier stays within its bound; −1 when none. Waits passed update
-   * the lowest phase and the known phase of their barrier.
+   * blocks for good while every barrier stays within its bound, or would miss its phase (`through`);
+   * −1 when none. Waits passed update the lowest phase and the known phase of their barrier.
    */
   private walk(p: number, k: number, end: number): number {
     const { s, horizons, lowest, known } = this;
+    this.through[p] = 0;
     const waits = horizons.waits[p]!;
     const barriers = horizons.waitBarriers[p]!;
     const parities = horizons.waitParities[p]!;
@@ -404,8 +414,10 @@ export class StuckBarriers {
       const highest = bar.phase + this.bound[b]!;
       const low = lowest[at]!;
       if (low === highest && (low & 1) === parity) {
-        if (known[at]! >= low) return k; // blocked, and it does not miss: it knows this phase
-        continue; // it misses its phase (a protocol error, which ends the path)
+        // blocked if it knows this phase; else it misses it, a protocol error that ends the path
+        // (the walk's knowledge is a lower bound, so either may be the case): nothing after runs
+        this.through[p] = known[at]! >= low ? 0 : 1;
+        return k;
       }
       // passed: the waiter observed the phase it passed in
       const after = phaseAfterPass(low, parity);

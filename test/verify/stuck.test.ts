@@ -86,12 +86,54 @@ const PARTNER_LETS_WAIT_PASS = [
   '  wait f[0], 0',
 ].join('\n');
 
+/**
+ * L's wait of parity 1 on b, reached once P's arrive completed b's phase 0, which L does not know:
+ * it misses its phase, a protocol error that ends L's path. The walk cannot tell a miss from a
+ * wait that blocks (what it knows is a lower bound), and neither lets L past: L stops there with
+ * the wait itself in its horizon (`through`), so L's arrive on d is not counted against R's.
+ * Continuing the walk past the miss, as before 2026-11-29, counted it (15 reduced states, not 14);
+ * on CUTLASS example 57's Pingpong kernel it let a consumer warpgroup run to its end.
+ */
+const MISSED_WAIT_STOPS = [
+  'mbarrier b[1] count 1',
+  'mbarrier c[1] count 1',
+  'mbarrier d[1] count 1',
+  '',
+  'role R warps 1:',
+  '  arrive d[0], 1',
+  '',
+  'role P warps 1:',
+  '  arrive b[0], 1',
+  '  wait c[0], 0',
+  '',
+  'role L warps 1:',
+  '  wait c[0], 0',
+  '  wait b[0], 1',
+  '  arrive d[0], 1',
+  '',
+  'role Q warps 1:',
+  '  arrive c[0], 1',
+].join('\n');
+
 describe('completion bounds (stuck.ts)', () => {
+  it('a wait that would miss its phase stops the walk, and stays in the horizon', () => {
+    const p = parseProgramText(MISSED_WAIT_STOPS + '\n', 'missed.aref');
+    const reduced = verifyProgram(p);
+    const full = verifyProgram(p, { reduction: false });
+    expect(reduced.violations.map((v) => v.kind)).toEqual(['protocol']);
+    expect(reduced.violations[0]!.message).toMatch(/^L: wait on b\[0\] with parity 1 missed its phase/);
+    expect(full.violations.map((v) => v.kind)).toEqual(['protocol']);
+    expect(reduced.stats.states).toBe(14);
+    expect(full.stats.states).toBe(35);
+    expect(firstBreach(programModel(p), 400)).toBeUndefined();
+  });
+
   it.each([
     ['a barrier completes twice outside the set', TWO_COMPLETIONS],
     ['a passed wait of the other parity keeps the lowest phase', PASSED_WAIT_KEEPS_PHASE],
     // held(): taking no retirement as possible gives a breach here (3 subsets, measured 2026-11-29)
     ['a partner of the set lets a future wgmma.wait pass', PARTNER_LETS_WAIT_PASS],
+    ['a wait that would miss its phase is a stop the wait itself may pass', MISSED_WAIT_STOPS],
   ])('%s: every ample subset is persistent', (_name, text) => {
     const model = programModel(parseProgramText(text + '\n', 'stuck.aref'));
     expect(firstBreach(model, 400)).toBeUndefined();
