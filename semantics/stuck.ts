@@ -14,8 +14,9 @@
 // sequence); for each barrier it knows the lowest phase the barrier
 // can be in there (passing a wait of parity p means the phase had parity ≠ p) and the highest
 // phase it is sure to know (a passed wait observes the phase it passes in). Its stop is the first
-// wait (constant operands) where that lowest phase is also the highest one the bound allows, has
-// the wait's parity, and is known to the role: the wait blocks and does not miss. Count what the
+// wait (constant operands) where that lowest phase is also the highest one the bound allows and
+// has the wait's parity: the wait blocks if the role knows that phase, else it misses it (a
+// protocol error that ends the path; `through`: the wait itself may run). Count what the
 // outside roles do to each barrier before their stops, and what the copies in flight outside the
 // set land; raise N_b to what those updates allow (the current phase needs the pending arrivals
 // and, when those are all there is, the bytes; each later phase the expected count); move the
