@@ -320,13 +320,13 @@ class Closure {
    * a wait ahead (`earliestStop` defined).
    */
   private horizon(q: number, st: Stuck | undefined): number | undefined {
-    const at = st ?? this.stuckNow();
-    const stop = at.stop[q] ?? -1;
+    const analysis = st ?? this.stuckNow();
+    const stop = analysis.stop[q] ?? -1;
     if (stop < 0) return undefined;
     // a bar.sync at the stop arrives before it blocks, and a wait that may miss its phase may run
     // (as a protocol error): that op is within the horizon
     const op = this.horizons.positions.instr(q, stop);
-    return at.through[q] === 1 || (op?.kind === 'op' && op.op.kind === 'bar.sync') ? stop + 1 : stop;
+    return analysis.through[q] === 1 || (op?.kind === 'op' && op.op.kind === 'bar.sync') ? stop + 1 : stop;
   }
 
   /**

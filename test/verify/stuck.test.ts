@@ -125,7 +125,7 @@ describe('completion bounds (stuck.ts)', () => {
     expect(full.violations.map((v) => v.kind)).toEqual(['protocol']);
     expect(reduced.stats.states).toBe(14);
     expect(full.stats.states).toBe(35);
-    expect(firstBreach(programModel(p), 400)).toBeUndefined();
+    // persistence: the table of programs below
   });
 
   it.each([
