@@ -443,7 +443,13 @@ class Closure {
             : watched !== undefined && this.waitCommutes(watched)
               ? barrierObject(this.o, watched)
               : undefined;
-      this.conflicts(commuting !== undefined ? withoutBarrier(touch, commuting) : touch, r, add);
+      // r's group lists are written only by r's ops and its units' retirements, and an enabled op
+      // of r commutes with a retirement (async.ts): a commit appends a group behind the oldest
+      // outstanding one, which is what a retirement takes; an enabled wait takes groups already
+      // retired, which a retirement leaves alone (the read event it renews is cleared from every
+      // holder in either order). So the lists conflict with nothing outside the set.
+      const rest = withoutAll(commuting !== undefined ? without(touch, commuting) : touch, groupObject(this.o, r, 'mma'), groupObject(this.o, r, 'store'));
+      this.conflicts(rest, r, add);
       return true;
     }
     // disabled: who can enable it
@@ -568,7 +574,7 @@ class Closure {
   private copy(p: number, add: (p: number) => void): boolean {
     const t = this.s.tma[p - 3 * this.R];
     const touch = this.touchOf(p) as Plain;
-    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes)) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, p, add);
+    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes)) ? without(touch, barrierObject(this.o, t.barrier)) : touch, p, add);
     return true;
   }
 
@@ -696,8 +702,11 @@ interface Hits {
 
 type Plain = Exclude<Touch, typeof GLOBAL>;
 
-/** A touch without barrier object x (an update of it that commutes with everything else done to it). */
-const withoutBarrier = (t: Plain, x: number): Plain => ({ reads: t.reads.filter((y) => y !== x), writes: t.writes.filter((y) => y !== x) });
+/** A touch without object x (an update of it that commutes with everything else done to it). */
+const without = (t: Plain, x: number): Plain => ({ reads: t.reads.filter((y) => y !== x), writes: t.writes.filter((y) => y !== x) });
+
+/** A touch without objects x and y. */
+const withoutAll = (t: Plain, x: number, y: number): Plain => ({ reads: t.reads.filter((z) => z !== x && z !== y), writes: t.writes.filter((z) => z !== x && z !== y) });
 
 /** Whether touch b conflicts with the marked touch (1: read, 2: written): one writes what the other touches. */
 function clashesWithMarks(marks: Uint8Array, b: Plain): boolean {
