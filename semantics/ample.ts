@@ -214,7 +214,7 @@ class Closure {
     let touch: Touch;
     if (p < this.R) {
       const instr = currentOp(m, s, p);
-      touch = instr ? currentTouch(m, o, s, p, instr) : { reads: [], writes: [] };
+      touch = instr ? withoutGroups(o, p, currentTouch(m, o, s, p, instr)) : { reads: [], writes: [] };
     } else if (p < 3 * this.R) {
       const r = (p - this.R) >> 1;
       const u = (p - this.R) & 1 ? 'store' : 'mma';
@@ -443,13 +443,7 @@ class Closure {
             : watched !== undefined && this.waitCommutes(watched)
               ? barrierObject(this.o, watched)
               : undefined;
-      // r's group lists are written only by r's ops and its units' retirements, and an enabled op
-      // of r commutes with a retirement (async.ts): a commit appends a group behind the oldest
-      // outstanding one, which is what a retirement takes; an enabled wait takes groups already
-      // retired, which a retirement leaves alone (the read event it renews is cleared from every
-      // holder in either order). So the lists conflict with nothing outside the set.
-      const rest = withoutAll(commuting !== undefined ? without(touch, commuting) : touch, groupObject(this.o, r, 'mma'), groupObject(this.o, r, 'store'));
-      this.conflicts(rest, r, add);
+      this.conflicts(commuting !== undefined ? without(touch, commuting) : touch, r, add);
       return true;
     }
     // disabled: who can enable it
@@ -705,8 +699,20 @@ type Plain = Exclude<Touch, typeof GLOBAL>;
 /** A touch without object x (an update of it that commutes with everything else done to it). */
 const without = (t: Plain, x: number): Plain => ({ reads: t.reads.filter((y) => y !== x), writes: t.writes.filter((y) => y !== x) });
 
-/** A touch without objects x and y. */
-const withoutAll = (t: Plain, x: number, y: number): Plain => ({ reads: t.reads.filter((z) => z !== x && z !== y), writes: t.writes.filter((z) => z !== x && z !== y) });
+
+/**
+ * A role's touch without its own group lists, which only its ops and its units' retirements write.
+ * An enabled op of the role commutes with a retirement (async.ts): a commit appends a group behind
+ * the oldest outstanding one, which is what a retirement takes; an enabled wait takes groups already
+ * retired, which a retirement leaves alone (the read event a retirement renews is cleared from every
+ * holder in either order). A disabled wait's enabler, its unit, is added by `role` itself.
+ */
+function withoutGroups(o: ObjectSpace, r: number, t: Touch): Touch {
+  if (t === GLOBAL) return t;
+  const mma = groupObject(o, r, 'mma');
+  const store = groupObject(o, r, 'store');
+  return t.writes.some((x) => x === mma || x === store) ? { reads: t.reads, writes: t.writes.filter((x) => x !== mma && x !== store) } : t;
+}
 
 /** Whether touch b conflicts with the marked touch (1: read, 2: written): one writes what the other touches. */
 function clashesWithMarks(marks: Uint8Array, b: Plain): boolean {

@@ -39,13 +39,14 @@ function checkPairs(model: ProgramModel, limit = 20_000): { pairs: number; units
     const acts = enabled(model, s);
     for (const a of acts) {
       if (a.kind !== 'role' || !atGroupOp(model, s, a.role)) continue;
-      for (const u of acts.filter((x) => x.kind === 'retire' && x === retirementOf(model, acts, a.role))) {
+      const u = retirementOf(model, acts, a.role);
+      if (u?.kind === 'retire') {
         pairs++;
-        units.add(`${u.kind === 'retire' ? u.unit : ''} ${model.machine.roles[a.role]?.name}`);
+        units.add(`${u.unit} ${model.machine.roles[a.role]?.name}`);
         const sa = model.nextState(s, a);
         const su = model.nextState(s, u);
         const ua = enabled(model, su).find((x) => x.kind === 'role' && x.role === a.role);
-        const au = enabled(model, sa).find((x) => x.kind === 'retire' && x.role === u.role && x.unit === (u.kind === 'retire' ? u.unit : ''));
+        const au = enabled(model, sa).find((x) => x.kind === 'retire' && x.role === u.role && x.unit === u.unit);
         const name = `${model.formatAction(a)} / ${model.formatAction(u)}`;
         if (!ua || (!au && !sa.violation)) return { pairs, units, breach: `${name}: one disables the other` };
         const first = key(model, model.nextState(su, ua));
