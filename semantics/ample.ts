@@ -645,7 +645,9 @@ class Closure {
       const earliest = this.earliestStop(q);
       // blocked on a unit of the set: the analysis stops it where it is (stuck.ts), so nothing of its future conflicts
       if (earliest !== undefined && waitsOnUnitOf(this.m, this.s, this.inSet, q)) continue;
-      if (earliest === undefined || this.horizons.conflictsIn(q, this.at[q]!, earliest, touch)) this.bring(q, add);
+      // a conflict before q's first wait still needs the analysis when a partner of the set may
+      // hold q at a wgmma.wait on the way (stuck.ts `held`), which depends on the set
+      if ((earliest === undefined || this.horizons.conflictsIn(q, this.at[q]!, earliest, touch)) && !this.partnerInSet(q)) this.bring(q, add);
       else (asked ??= []).push(q);
     }
     for (const q of asked ?? []) {
@@ -659,6 +661,12 @@ class Closure {
       }
       this.bring(q, add);
     }
+  }
+
+  /** Whether another role of q's warpgroup is in the set: its commits, which q's wgmma.waits may need, stop with it. */
+  private partnerInSet(q: number): boolean {
+    const partners = this.m.mmaPartners[q];
+    return partners !== undefined && partners.some((p) => p !== q && this.inSet[p] === 1);
   }
 
   /** Add role q to the set, or set it aside while it is blocked (see `from`). */

@@ -115,6 +115,39 @@ const MISSED_WAIT_STOPS = [
   '  arrive c[0], 1',
 ].join('\n');
 
+/**
+ * A and B are one warpgroup's partner roles, each writing its own rows of p and issuing the
+ * warpgroup's read of both. B's next write of p[1] lies before any wait on a barrier, but after a
+ * `wgmma.wait 0` that needs A's group committed: while A (in the set) has not committed, B is held
+ * there (stuck.ts `held`), so A's read of p[1] does not bring B in. Before 2026-11-30 a conflict
+ * before a role's first barrier wait brought it in without asking the analysis: 92 reduced
+ * states, not 82 (FlashAttention-3 head dim 96 at `0+96 = 512`: 476,979 → 72,450). B releasing
+ * its rows a group early (`wgmma.wait 1`) is a race both ways.
+ */
+const HELD_BEFORE_FIRST_WAIT = [
+  'param K = 3',
+  'buffer p[2] bytes 64',
+  'warpgroup A, B',
+  '',
+  'role A warps 1:',
+  '  for k in 0..K:',
+  '    write p[0]',
+  '    fence.proxy.async',
+  '    wgmma.issue p[0]',
+  '    wgmma.issue p[1]',
+  '    wgmma.commit',
+  '    wgmma.wait 0',
+  '',
+  'role B warps 1:',
+  '  for k in 0..K:',
+  '    write p[1]',
+  '    fence.proxy.async',
+  '    wgmma.issue p[0]',
+  '    wgmma.issue p[1]',
+  '    wgmma.commit',
+  '    wgmma.wait 0',
+].join('\n');
+
 describe('completion bounds (stuck.ts)', () => {
   it('a wait that would miss its phase stops the walk, and stays in the horizon', () => {
     const p = parseProgramText(MISSED_WAIT_STOPS + '\n', 'missed.aref');
@@ -128,12 +161,24 @@ describe('completion bounds (stuck.ts)', () => {
     // persistence: the table of programs below
   });
 
+  it('a partner held at a wgmma.wait before its first barrier wait is asked of the analysis', () => {
+    const p = parseProgramText(HELD_BEFORE_FIRST_WAIT + '\n', 'held.aref');
+    const reduced = verifyProgram(p);
+    expect(reduced.verdict).toBe('verified');
+    expect(verifyProgram(p, { reduction: false }).verdict).toBe('verified');
+    expect(reduced.stats.states).toBe(82);
+    const early = parseProgramText(HELD_BEFORE_FIRST_WAIT.replace(/wgmma\.wait 0$/, 'wgmma.wait 1') + '\n', 'early.aref');
+    expect(verifyProgram(early).violations.map((v) => v.kind)).toEqual(['race']);
+    expect(verifyProgram(early, { reduction: false }).violations.map((v) => v.kind)).toEqual(['race']);
+  });
+
   it.each([
     ['a barrier completes twice outside the set', TWO_COMPLETIONS],
     ['a passed wait of the other parity keeps the lowest phase', PASSED_WAIT_KEEPS_PHASE],
     // held(): taking no retirement as possible gives a breach here (3 subsets, measured 2026-11-29)
     ['a partner of the set lets a future wgmma.wait pass', PARTNER_LETS_WAIT_PASS],
     ['a wait that would miss its phase is a stop the wait itself may pass', MISSED_WAIT_STOPS],
+    ['a partner held before its first barrier wait', HELD_BEFORE_FIRST_WAIT],
   ])('%s: every ample subset is persistent', (_name, text) => {
     const model = programModel(parseProgramText(text + '\n', 'stuck.aref'));
     expect(firstBreach(model, 400)).toBeUndefined();
