@@ -443,7 +443,7 @@ class Closure {
             : watched !== undefined && this.waitCommutes(watched)
               ? barrierObject(this.o, watched)
               : undefined;
-      this.conflicts(commuting !== undefined ? without(touch, commuting) : touch, r, add);
+      this.conflicts(commuting !== undefined ? withoutBarrier(touch, commuting) : touch, r, add);
       return true;
     }
     // disabled: who can enable it
@@ -568,7 +568,7 @@ class Closure {
   private copy(p: number, add: (p: number) => void): boolean {
     const t = this.s.tma[p - 3 * this.R];
     const touch = this.touchOf(p) as Plain;
-    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes)) ? without(touch, barrierObject(this.o, t.barrier)) : touch, p, add);
+    this.conflicts(t && this.updateCommutes(t.barrier, updateOf('tma.load', t.bytes)) ? withoutBarrier(touch, barrierObject(this.o, t.barrier)) : touch, p, add);
     return true;
   }
 
@@ -704,9 +704,8 @@ interface Hits {
 
 type Plain = Exclude<Touch, typeof GLOBAL>;
 
-/** A touch without object x (an update of it that commutes with everything else done to it). */
-const without = (t: Plain, x: number): Plain => ({ reads: t.reads.filter((y) => y !== x), writes: t.writes.filter((y) => y !== x) });
-
+/** A touch without barrier object x (an update of it that commutes with everything else done to it). */
+const withoutBarrier = (t: Plain, x: number): Plain => ({ reads: t.reads.filter((y) => y !== x), writes: t.writes.filter((y) => y !== x) });
 
 /**
  * A role's touch without its own group lists, which only its ops and its units' retirements write.
