@@ -22,7 +22,7 @@ export const enabled = (model: ProgramModel, s: MachineState): Action[] => {
   return out;
 };
 
-const stateKey = (model: ProgramModel, s: MachineState): string => `${model.encode(s).join(',')}|${s.violation?.kind ?? ''}`;
+export const stateKey = (model: ProgramModel, s: MachineState): string => `${model.encode(s).join(',')}|${s.violation?.kind ?? ''}`;
 
 /** The first breach of persistence found from `s` for the subset `chosen` (indices into its enabled actions), or undefined. */
 export function persistenceBreach(model: ProgramModel, s: MachineState, chosen: readonly number[], maxStates = 300): string | undefined {
