@@ -9,7 +9,7 @@ import type { SizedMap } from '../../src/ptx/lift/tma-bytes.ts';
 
 const program: Program = { resources: [], roles: [] } as unknown as Program;
 const trace = (label: string): KernelTrace => ({ label }) as unknown as KernelTrace;
-const facts = (tma: SizedMap[]): LiftFacts => ({ launch: [], grid: [1, 1, 1], cluster: [1, 1, 1], tma, tensorMaps: tma.map((m) => m.map) });
+const facts = (tma: SizedMap[]): LiftFacts => ({ launch: [], inert: [], decides: [], grid: [1, 1, 1], cluster: [1, 1, 1], tma, tensorMaps: tma.map((m) => m.map) });
 const map = (m: string, bytes: number, how: SizedMap['how']): SizedMap => ({ map: m, bytes, how, copies: 1 });
 const point = (label: string, tma: SizedMap[]): SizedPoint => ({ label, trace: trace(label), program, facts: facts(tma) });
 

@@ -10,6 +10,7 @@ import { runCluster, type ClusterRun } from './cluster.ts';
 import { clusterOfKernelName } from './cluster-name.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
+import { launchRelevance } from './inert.ts';
 import { mergeRanges } from './footprint.ts';
 import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
@@ -63,6 +64,13 @@ export interface LiftFacts {
   readonly clusterNote?: string;
   /** the CTAs of a multi-CTA cluster that issued no TMA copy and no wgmma while another did (idleCtas) */
   readonly idleCtas?: readonly number[];
+  /**
+   * the launch values read that are inert (inert.ts): no branch, guard, address the lifter records
+   * or synchronizing operand depends on them, so every value of one lifts to this same program
+   */
+  readonly inert: readonly string[];
+  /** for the parameters and fields read that are not inert, the first use the slice found that may decide something */
+  readonly decides: readonly { readonly key: string; readonly why: string }[];
   /** launch values the user gave that this run never read (a field or an array element at an offset the kernel does not load) */
   readonly unread?: readonly string[];
   /** the integers' default when it is not DEFAULT_INT, and why */
@@ -107,6 +115,9 @@ export interface KernelTrace {
   readonly cluster: readonly [number, number, number];
   /** how the cluster shape was chosen, when the PTX does not declare it and none was given */
   readonly clusterNote?: string;
+  /** the kernel's flattened entry and every function with a body (the inert-value slice reads them) */
+  readonly flat: FlatFunction;
+  readonly flats: ReadonlyMap<string, FlatFunction>;
 }
 
 function kernelsOf(module: PtxModule): PtxFunction[] {
@@ -307,7 +318,7 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
     assigned = new Map([...assigned, ...counts.map((k) => [k, launch.defaultInt] as const)]);
   }
   const blockThreads = p.block[0] * p.block[1] * p.block[2];
-  return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster };
+  return { kernel: p.kernel, blockThreads, layout: p.layout, warps: run.warps.map((w) => w.events), ctaOf: run.warps.map((w) => w.cta), run, launch, grid, cluster, flat: p.flat, flats: p.flats };
 }
 
 /** Execute every warp of one cluster and record its synchronization events (before any folding). */
@@ -381,6 +392,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     launch: [...trace.launch.reads.values()].map(({ v, value }) => ({ v, value: showLaunch(v, value), given: given.has(v.key) || (v.element !== undefined && given.has(wholeArray(v.key))) })),
     grid: trace.grid,
     cluster: trace.cluster,
+    ...sliceFacts(trace),
     ...(trace.clusterNote ? { clusterNote: trace.clusterNote } : {}),
     ...(idle.length > 0 ? { idleCtas: idle } : {}),
     ...(unread.length > 0 ? { unread } : {}),
@@ -409,6 +421,18 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   // the result must be a valid Program: a value out of range (an init count of 0, say) is the
   // PTX's problem, reported with the PTX position of the operation
   return { program: validateProgram(program), facts };
+}
+
+/** Which launch values read are inert, and why the others are not (inert.ts). */
+function sliceFacts(trace: KernelTrace): Pick<LiftFacts, 'inert' | 'decides'> {
+  const inert: string[] = [];
+  const decides: { key: string; why: string }[] = [];
+  for (const { v } of trace.launch.reads.values()) {
+    const r = launchRelevance(trace.flat, trace.flats.values(), v);
+    if (r.inert) inert.push(v.key);
+    else decides.push({ key: v.key, why: r.why });
+  }
+  return { inert, decides };
 }
 
 function showLaunch(v: LaunchVar, value: unknown): string {

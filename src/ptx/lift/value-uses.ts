@@ -67,6 +67,11 @@ function usesOf(fn: FlatFunction): Uses {
   return uses;
 }
 
+/** Per register slot, the instructions that read it (a written first operand is not a read). */
+export function readersOf(fn: FlatFunction): ReadonlyMap<number, readonly FlatInstr[]> {
+  return usesOf(fn).bySlot;
+}
+
 /**
  * Does any instruction read what `ins` writes to its first operand (flow-insensitive)? An
  * mbarrier operation's register first operand is where it writes (a try_wait's predicate, an
