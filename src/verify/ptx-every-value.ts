@@ -81,14 +81,20 @@ export function verifyEveryLaunchValue(
     return { point: labelled, report };
   };
 
+  // an inert value (ptx/lift/inert.ts) lifts to the same program at every value: one check is a proof
+  const least = BigInt(open.min);
+  const once = at(least);
+  if (once && once.point.facts.inert.includes(open.key)) return inertValue(open, least, once, paramNames);
+  const decided = once?.point.facts.decides.find((d) => d.key === open.key)?.why;
+
   let stoppedBy: Report | undefined;
   let first: { value: bigint; point: LaunchPoint; report: Report } | undefined;
   // a prologue's double init is at every value: past it the scan goes on while the rest verifies
   let doubleInit: { value: bigint; point: LaunchPoint; report: Report } | undefined;
   let lastClean: bigint | undefined;
-  for (const value of scanValues(BigInt(open.min))) {
+  for (const value of scanValues(least)) {
     if (performance.now() - started >= budgetMs) break;
-    const r = at(value);
+    const r = value === least ? once : at(value);
     if (tooBig !== undefined) break;
     if (!r) continue;
     if (onlyDoubleInits(r.report)) doubleInit ??= { value, ...r };
@@ -127,7 +133,8 @@ export function verifyEveryLaunchValue(
   const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
   const scope = `for ${open.name} ∈ {${shown}} (bounded: ${plural(values.length, 'value')}, ${plural(distinct, 'distinct lifted program')}; no proof for every ${open.name} on lifted PTX)`;
   const short = shortKey(open.key, paramNames);
-  const why = `lifted PTX has no proof for every value: the lifter runs the kernel at one value at a time, and nothing shows yet that what it records is periodic in ${open.name} (docs/ptx.md)`;
+  const decides = decided ? `${open.name} is not inert (${decided}), and ` : '';
+  const why = `lifted PTX has no proof for every value: ${decides}the lifter runs the kernel at one value at a time, and nothing shows yet that what it records is periodic in ${open.name} (docs/ptx.md)`;
   const stats = sumStats(checked.map((c) => c.report.stats));
   const shownAt = first ?? (stoppedBy ? checked.find((c) => c.report === stoppedBy) : undefined) ?? checked[checked.length - 1]!;
   const notes = [
@@ -182,6 +189,23 @@ export function verifyEveryLaunchValue(
     program: shownAt.point.program,
     value: shownAt.value,
   };
+}
+
+/**
+ * The report for an inert open value: the program lifted at its least value is the program at
+ * every value, so its verdict — verified, or a violation shown at the least value — is for all.
+ */
+function inertValue(open: OpenLaunchValue, least: bigint, once: { point: LaunchPoint; report: Report }, paramNames: readonly string[]): { report: Report; program: Program; value: bigint } {
+  const short = shortKey(open.key, paramNames);
+  const r = once.report;
+  const scope = `for every value of ${open.name} (inert: every value lifts to the same program)`;
+  const notes = [
+    `${open.name}${short === open.name ? '' : ` (${short})`} is inert: a forward slice over the PTX from every load of it reaches no branch, guard, address the lifter records or synchronizing operand, so every value runs the same instructions and lifts to the same program; it was checked once, at ${open.name} = ${least}`,
+    ...launchNotes([once.point], once.point, paramNames),
+    ...(r.notes ?? []),
+  ];
+  const violations = r.violations.map((v) => ({ ...v, message: `with ${open.name} = ${least} (and every other value): ${v.message}` }));
+  return { report: { ...r, violations, scope, notes }, program: once.point.program, value: least };
 }
 
 /** The least value, every value up to DENSE above it, then the ladder's steps above that, to TOP. */

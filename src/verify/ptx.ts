@@ -191,6 +191,11 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
     const shown = [...open].slice(0, 10).map(([k, e]) => `${key(k)}=${[...e.values].join('|')}${e.n > 1 ? ` (${e.n} elements)` : ''}`);
     out.push(`launch values not given (${open.size}): ${shown.join(', ')}${open.size > shown.length ? ', …' : ''}`);
   }
+  const inert = facts.inert.filter((k) => !facts.launch.some((l) => l.v.key === k && l.given));
+  if (inert.length > 0) {
+    const shown = inert.slice(0, 10).map(key);
+    out.push(`inert launch values (${inert.length}): ${shown.join(', ')}${inert.length > shown.length ? ', …' : ''} — they decide nothing the lifter records (a forward slice over the PTX), so the verdict holds for every value of them`);
+  }
   // a given value no launch point read is a typo or an element named by its index, not its byte offset
   for (const k of facts.unread ?? []) {
     if (!points.every((p) => p.facts.unread?.includes(k))) continue;

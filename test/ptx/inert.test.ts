@@ -157,3 +157,30 @@ describe('the slice on the stream kernel and its mutants', () => {
     expect(f.decides.find((d) => d.key === 'arg_beta')?.why).toMatch(/^the address of its parameter goes to 'st\.global\.u64' at line \d+/);
   });
 });
+
+describe('verify kernel.ptx --param NAME=any on an inert value is a proof', () => {
+  it('alpha of the stream kernel: verified for every value, checked once', () => {
+    const r = verifyPtx(stream, { params: new Map([['arg_alpha', 'any']]) });
+    expect(r.verdict).toBe('verified');
+    expect(r.scope).toBe('for every value of arg_alpha (inert: every value lifts to the same program)');
+    expect(r.notes?.[0]).toMatch(/^arg_alpha is inert: .* it was checked once, at arg_alpha = 1$/);
+  });
+
+  it('the guarded mutant: alpha is relevant, so only a bounded scan, which names the branch', () => {
+    const r = verifyPtx(stream.replace('\t// arefcheck role producer begin', '\t{\n\t.reg .pred %pm;\n\tsetp.eq.f32 %pm, %f0, 0f00000000;\n\t@%pm bra $L_endfor_3;\n\t}\n\t// arefcheck role producer begin'), {
+      params: new Map([['arg_alpha', 'any']]),
+      maxMs: 60_000,
+    });
+    expect(r.verdict).toBe('inconclusive');
+    expect(r.limit?.reason).toBe('bound');
+    expect(r.limit?.message).toMatch(/arg_alpha is not inert \(it decides the guard of 'bra' at line \d+\)/);
+  });
+
+  it('a violation on an inert value is shown at its least value, for every value', () => {
+    // the stream kernel without its proxy fences races from K = 3 on; K fixed, alpha open
+    const unfenced = stream.replace(/\n\tfence\.proxy\.async\.shared::cta;/g, '');
+    const r = verifyPtx(unfenced, { params: new Map([['arg_alpha', 'any'], ['K', '4']]) });
+    expect(r.verdict).toBe('violation');
+    expect(r.violations[0]?.message).toMatch(/^with arg_alpha = 1 \(and every other value\): /);
+  });
+});

@@ -13,6 +13,7 @@ import type { WarpEvent } from './events.ts';
 import { CTA_INDEX, wholeArray, type LaunchVar } from './launch.ts';
 import { EventBudgetExceeded } from './warp.ts';
 import { idleCtas, launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
+import { launchRelevance } from './inert.ts';
 import { shareBoxes } from './shared-boxes.ts';
 
 export interface LaunchPoint {
@@ -152,6 +153,8 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
     const open = openIntegers(cur.run, cur.values);
     let next: { values: ReadonlyMap<string, bigint>; run: Probe; depth: number } | undefined;
     for (const { v } of open) {
+      // an inert value lifts to this same program at every value (inert.ts): nothing to probe
+      if (launchRelevance(cur.run.trace.flat, cur.run.trace.flats.values(), v).inert) continue;
       // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing (4096 is
       // probed only when 64 changed nothing: 4096 tiles of FA3 run to the probe's budget)
       const unchanged = (value: bigint): boolean => {
