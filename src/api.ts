@@ -112,7 +112,7 @@ export function verifyPtx(ptx: string, options: VerifyPtxOptions & { readonly fi
   };
   const liftOpts = liftOptions('verifyPtx', lift);
   const module = parsePtx(ptx, name);
-  // a launch value left open ('any'): scanned, a bounded result (verify/ptx-every-value.ts)
+  // a launch value left open ('any'): one check if it is inert, else a bounded scan (verify/ptx-every-value.ts)
   const open = openLaunchValue(module, liftOpts);
   if (open) return verifyEveryLaunchValue(module, name, open.rest, open.open, maxMs ?? DEFAULT_LIMITS.maxMs, (program, ms) => verify(program, { ...verifyOptions, maxMs: ms })).report;
   return verifyPtxModule(module, name, liftOpts, noSweep !== true, (program) => verify(program, verifyOptions)).report;

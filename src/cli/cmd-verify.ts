@@ -24,8 +24,9 @@ Options:
                          violation is shown at the smallest value that has it. Where the proof
                          method does not apply, values 1..32 are checked one by one and the
                          result is reported as bounded (exit 3), never as a proof. On a .ptx
-                         kernel (NAME a launch value: K, 0+8, …) it is always a bounded scan:
-                         values min..min+7, then a ladder to 4096 (docs/ptx.md)
+                         kernel (NAME a launch value: K, 0+8, …) it is a proof only when NAME
+                         is inert (it decides nothing the lifter records); otherwise a bounded
+                         scan: values min..min+7, then a ladder to 4096 (docs/ptx.md)
   --literal              follow the paper's consumed rule as written (no protocol error on a
                          slot that is not borrowed)
   --max-states N         stop (inconclusive) after storing N states (default 20,000,000)
@@ -116,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
   const run = verificationFlags(cl);
   const any = anyParam(cl);
   if (extname(file).toLowerCase() === '.ptx') {
-    // NAME=any on a kernel: a bounded scan of that launch value (verify-ptx.ts), never a proof
+    // NAME=any on a kernel: one check if the value is inert, else a bounded scan (verify/ptx-every-value.ts)
     const { params: _ints, ...base } = loadFlags(cl, false);
     return verifyPtxFile(file, ptxFlags(cl, base), { ...run, name: file });
   }

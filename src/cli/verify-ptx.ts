@@ -1,8 +1,8 @@
 // `arefcheck verify kernel.ptx`: lift the kernel at the launch values of a bounded sweep (the
 // user's, defaults for the rest, and the depth-driving values raised — sweep.ts), check each
 // lifted program, and report the worst verdict with what it covers and what the lifter assumed.
-// With one launch value left open (`--param NAME=any`), that value is scanned instead
-// (verify/ptx-every-value.ts): a bounded result, never a proof.
+// With one launch value left open (`--param NAME=any`), that value is checked once where it is
+// inert, else scanned (verify/ptx-every-value.ts): a bounded result, never a proof.
 import { InputError } from '../diag.ts';
 import { parseDims, type LiftOptions } from '../ptx/lift/lift.ts';
 import { parsePtx } from '../ptx/parse/parser.ts';
