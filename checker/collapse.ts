@@ -3,14 +3,15 @@
 // work in flight): each distinct block is stored once, in a table of its own, and a state stores
 // its other words followed by one table index per block. Interning is injective per block, so two
 // states are equal exactly when their stored words are, and the visited table hashes and compares
-// those. What it costs: one more lookup per block for every successor.
-import { StateArena } from './arena.ts';
+// those. What it costs: one more lookup per changed block for every successor. The tables keep
+// their blocks as plain words (block-store.ts): few distinct values, read back on every expansion.
+import { BlockStore } from './block-store.ts';
 import type { ByteBudget } from './growable.ts';
 import type { WordBlock } from './model.ts';
 import { VisitedTable } from './visited.ts';
 
 interface BlockTable {
-  readonly arena: StateArena;
+  readonly store: BlockStore;
   readonly visited: VisitedTable;
 }
 
@@ -49,7 +50,6 @@ export class Collapser {
   /** the block ids of the state expanded last (the parent of the successors compacted next), and its length (0: none yet) */
   private readonly parentIds: Int32Array;
   private parentWords = 0;
-  private readonly parts: Int32Array[] = [];
 
   constructor(budget: ByteBudget, blocks: readonly WordBlock[]) {
     blocks.forEach((b, i) => {
@@ -64,8 +64,8 @@ export class Collapser {
     this.parentIds = new Int32Array(blocks.length);
     this.blockWords = blocks.map(() => new Scratch());
     this.tables = blocks.map(() => {
-      const arena = new StateArena(budget);
-      return { arena, visited: new VisitedTable(budget, arena) };
+      const store = new BlockStore(budget);
+      return { store, visited: new VisitedTable(budget, store) };
     });
   }
 
@@ -107,19 +107,17 @@ export class Collapser {
     const count = froms.length;
     const outside = stored.length - count;
     let length = outside;
-    const parts = this.parts;
-    for (let i = 0; i < count; i++) {
-      parts[i] = this.tables[i]!.arena.expand(stored[outside + i]!); // each table's own scratch
-      length += parts[i]!.length;
-    }
+    for (let i = 0; i < count; i++) length += this.tables[i]!.store.length(stored[outside + i]!);
     const scratch = parent ? this.expanded : this.viewed;
     const out = scratch.room(length);
     let n = 0;
     let from = 0;
     for (let i = 0; i < count; i++) {
       for (const start = froms[i]!; n < start; n++) out[n] = stored[from++]!;
-      out.set(parts[i]!, n);
-      n += parts[i]!.length;
+      const store = this.tables[i]!.store;
+      const id = stored[outside + i]!;
+      store.copyInto(id, out, n);
+      n += store.length(id);
     }
     while (from < outside) out[n++] = stored[from++]!;
     if (parent) {

@@ -11,7 +11,14 @@
 // state itself, and one more random read per probe costs more than the rare false match.
 // No Map/Set: V8 caps those at 2^24 entries.
 
-import type { StateArena } from './arena.ts';
+/** What the table stores its states in: the arena of whole states, or a collapse block's store. */
+export interface WordStore {
+  readonly count: number;
+  /** the words to hash and compare for these state words */
+  stored(stateWords: Int32Array): Int32Array;
+  storedEquals(id: number, storedWords: Int32Array): boolean;
+  append(storedWords: Int32Array, parent: number, actionIndex: number): number;
+}
 import { stateHash } from './state-hash.ts';
 import { ByteBudget, MemoryLimitError } from './growable.ts';
 import { PagedArray } from './paged.ts';
@@ -26,11 +33,11 @@ export class VisitedTable {
   private mask: number;
 
   private readonly budget: ByteBudget;
-  private readonly arena: StateArena;
+  private readonly arena: WordStore;
   /** state id → its whole hash */
   private readonly hashes: PagedArray<Int32Array>;
 
-  constructor(budget: ByteBudget, arena: StateArena) {
+  constructor(budget: ByteBudget, arena: WordStore) {
     this.budget = budget;
     this.arena = arena;
     this.hashes = new PagedArray(Int32Array, budget);

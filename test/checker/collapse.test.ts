@@ -22,9 +22,14 @@ const arbLayout = fc.record({ fixed: fc.integer({ min: 0, max: 8 }), cuts: fc.ar
   return { fixed, blocks };
 });
 
-/** States of `fixed` small words (few distinct values, as blocks are) and a tail of 0..3 words. */
-const arbStates = (fixed: number) =>
-  fc.array(fc.tuple(fc.array(fc.integer({ min: -2, max: 2 }), { minLength: fixed, maxLength: fixed }), fc.array(fc.integer({ min: -2, max: 2 }), { maxLength: 3 })), { minLength: 1, maxLength: 400 });
+/**
+ * States of `fixed` small words (few distinct values, as blocks are) and a tail of 0..3 words;
+ * `wide`: now and then a word past 16 bits, so a block table widens its words (block-store.ts).
+ */
+const arbStates = (fixed: number, wide = false) => {
+  const word = wide ? fc.oneof({ weight: 20, arbitrary: fc.integer({ min: -2, max: 2 }) }, { weight: 1, arbitrary: fc.constantFrom(32767, 32768, -32769, 70000, 2 ** 31 - 1, -(2 ** 31)) }) : fc.integer({ min: -2, max: 2 });
+  return fc.array(fc.tuple(fc.array(word, { minLength: fixed, maxLength: fixed }), fc.array(word, { maxLength: 3 })), { minLength: 1, maxLength: 400 });
+};
 
 function collapsedTable(blocks: readonly WordBlock[], make: MakeCollapser): { arena: StateArena; table: VisitedTable } {
   const budget = new ByteBudget(Number.POSITIVE_INFINITY);
@@ -35,9 +40,9 @@ function collapsedTable(blocks: readonly WordBlock[], make: MakeCollapser): { ar
 const correct: MakeCollapser = (budget, blocks) => new Collapser(budget, blocks);
 
 /** Ids as a Map on the words gives them, and every state read back, with parents expanded between lookups as the explorer does. */
-const agreesWithMap = (make: MakeCollapser) =>
+const agreesWithMap = (make: MakeCollapser, wide = false) =>
   fc.property(
-    arbLayout.chain((layout) => fc.tuple(fc.constant(layout), arbStates(layout.fixed), fc.array(fc.nat(), { minLength: 400, maxLength: 400 }))),
+    arbLayout.chain((layout) => fc.tuple(fc.constant(layout), arbStates(layout.fixed, wide), fc.array(fc.nat(), { minLength: 400, maxLength: 400 }))),
     ([{ blocks }, states, parents]) => {
       const { arena, table } = collapsedTable(blocks, make);
       const ids = new Map<string, number>();
@@ -85,6 +90,10 @@ class Careless extends Collapser {
 describe('collapse compression', () => {
   it('agrees with a Map on the words, and reads every state back, with parents expanded between lookups as the explorer does', () => {
     fc.assert(agreesWithMap(correct), { numRuns: 200 });
+  });
+
+  it('agrees with the Map too when words past 16 bits appear mid-run and a block table widens', () => {
+    fc.assert(agreesWithMap(correct, true), { numRuns: 200 });
   });
 
   it("the comparison bites: a collapser that gives a successor its parent's blocks unchecked fails it", () => {
