@@ -107,7 +107,7 @@ describe('inert launch values lift to the same program at every value', () => {
     expect(compared).toBeGreaterThan(10);
     const ctas = lifted.filter((l) => l.facts.inert.includes(CTA_INDEX)).length;
     console.log(`inert: ${lifted.length} kernels lifted, ${compared} with inert values compared, ${lifted.reduce((n, l) => n + l.facts.inert.length, 0)} inert values of ${lifted.reduce((n, l) => n + l.facts.launch.length, 0)} read, %ctaid.x inert in ${ctas}`);
-  });
+  }, 600_000); // some 90 lifts: about a minute here, CI runs up to twice as slow
 
   it('the comparison sees a difference: a relevant integer value changed alters some kernel’s program', () => {
     let differ = 0;

@@ -13,7 +13,7 @@
 import type { Arg, FlatFunction, FlatInstr } from './flatten.ts';
 import { CTA_INDEX, type LaunchVar } from './launch.ts';
 import { opType, stateSpace, typeBytes } from './opcode.ts';
-import { decides, readersOf, slotsOf } from './value-uses.ts';
+import { decides, forEachLeaf, readersOf, slotsOf } from './value-uses.ts';
 
 /** Inert, or why not (the first use found that may decide something, with its PTX line). */
 export type Relevance = { readonly inert: true } | { readonly inert: false; readonly why: string };
@@ -52,16 +52,9 @@ const where = (ins: FlatInstr): string => `'${ins.op.text}' at line ${ins.loc.li
 
 /** A frame operand (a parameter's address) anywhere in an argument. */
 function framesIn(a: Arg | undefined, out: { name: string; offset: bigint }[]): void {
-  if (!a) return;
-  if (a.k === 'frame') out.push({ name: a.name, offset: a.offset });
-  else if (a.k === 'mem') {
-    framesIn(a.base, out);
-    for (const c of a.coords ?? []) framesIn(c, out);
-  } else if (a.k === 'vec' || a.k === 'list') for (const x of a.items) framesIn(x, out);
-  else if (a.k === 'pair') {
-    framesIn(a.first, out);
-    framesIn(a.second, out);
-  }
+  forEachLeaf(a, (x) => {
+    if (x.k === 'frame') out.push({ name: x.name, offset: x.offset });
+  });
 }
 
 const isLoad = (ins: FlatInstr): boolean => ins.op.base === 'ld' || ins.op.base === 'ldu';
@@ -136,12 +129,12 @@ function paramUses(fn: FlatFunction): ParamUses {
       else escape(at.param, ins);
     }
   }
-  // an address register defined a second time by anything else is not that address everywhere
+  // an address register that any other instruction may write (a first operand that is a bare
+  // register: most opcodes write it) is not that address everywhere
   for (const ins of fn.code) {
     const dest = regSlot(ins.args[0]);
     const at = dest === undefined ? undefined : addrs.get(dest);
-    if (at === undefined || !writesFirst(ins)) continue;
-    if (!definesAddress(ins, addrs)) escape(at.param, ins);
+    if (at !== undefined && !definesAddress(ins, addrs)) escape(at.param, ins);
   }
   const uses = { reads, escaped };
   usesCache.set(fn, uses);
@@ -161,11 +154,6 @@ function onlyAsAddress(ins: FlatInstr, slot: number): boolean {
     if (a.k === 'mem') return !(a.coords ?? []).some((c) => mentions(c, slot)) && (regSlot(a.base) === slot || !mentions(a, slot));
     return !mentions(a, slot);
   });
-}
-
-/** Whether the instruction writes its first operand (the other instructions read it). */
-function writesFirst(ins: FlatInstr): boolean {
-  return INT_OPS.has(ins.op.base) || FLOAT_OPS.has(ins.op.base) || isLoad(ins);
 }
 
 /** The instruction is one of the address definitions paramUses follows. */
@@ -256,9 +244,10 @@ function dataOperand(ins: FlatInstr, slot: number): 'stored' | 'accumulates' | u
 }
 
 /**
- * %ctaid.x, the CTA the lift runs: inert when every instruction reading it is arithmetic whose
- * result the slice shows to be data (a kernel that only offsets its global addresses by it), in
- * every function — the same program for every CTA of the grid.
+ * %ctaid.x, the CTA the lift runs: inert when every instruction reading it (or %clusterid.x,
+ * which moves with it) is arithmetic whose result the slice shows to be data (a kernel that only
+ * offsets its global addresses by it), in every function — the same program for every CTA of
+ * the grid.
  */
 function ctaRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>): Relevance {
   const all = [...fns];
@@ -266,8 +255,8 @@ function ctaRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>): Relevance 
   for (const f of all.includes(fn) ? all : [fn, ...all]) {
     const sources: number[] = [];
     for (const ins of f.code) {
-      if (!ins.args.some((a, i) => i > 0 && readsSreg(a, CTA_INDEX)) && !readsSreg(ins.args[0], CTA_INDEX)) continue;
-      if (!INT_OPS.has(ins.op.base) || readsSreg(ins.args[0], CTA_INDEX)) return { inert: false, why: `it reaches ${where(ins)}` };
+      if (!ins.args.some((a) => readsSreg(a, CTA_SREGS))) continue;
+      if (!INT_OPS.has(ins.op.base) || readsSreg(ins.args[0], CTA_SREGS)) return { inert: false, why: `it reaches ${where(ins)}` };
       slotsOf(ins.args[0], sources);
     }
     const why = firstDecision(f, sources, storesFree);
@@ -276,15 +265,17 @@ function ctaRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>): Relevance 
   return { inert: true };
 }
 
-/** An operand that is (or addresses through) a special register. */
-function readsSreg(a: Arg | undefined, name: string): boolean {
-  if (!a) return false;
-  if (a.k === 'sreg') return a.name === name;
-  if (a.k === 'mem') return readsSreg(a.base, name) || (a.coords ?? []).some((c) => readsSreg(c, name));
-  if (a.k === 'vec' || a.k === 'list') return a.items.some((x) => readsSreg(x, name));
-  if (a.k === 'pair') return readsSreg(a.first, name) || readsSreg(a.second, name);
-  return false;
+/** An operand that is (or addresses through) one of these special registers. */
+function readsSreg(a: Arg | undefined, names: ReadonlySet<string>): boolean {
+  let found = false;
+  forEachLeaf(a, (x) => {
+    found ||= x.k === 'sreg' && names.has(x.name);
+  });
+  return found;
 }
+
+/** The special registers whose value depends on the CTA the lift runs (warp.ts sets them from its %ctaid). */
+const CTA_SREGS: ReadonlySet<string> = new Set([CTA_INDEX, '%clusterid.x']);
 
 /**
  * Whether launch value `v` is inert in this kernel (`fn` its entry, `fns` every function with a

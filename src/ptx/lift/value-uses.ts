@@ -26,18 +26,24 @@ interface Uses {
 const usesCache = new WeakMap<FlatFunction, Uses>();
 const decidesCache = new WeakMap<FlatInstr, boolean>();
 
+/** Every operand inside `a` that holds no other (an address's base and coordinates, a vector's items, …). */
+export function forEachLeaf(a: Arg | undefined, visit: (leaf: Arg) => void): void {
+  if (!a) return;
+  if (a.k === 'mem') {
+    forEachLeaf(a.base, visit);
+    for (const c of a.coords ?? []) forEachLeaf(c, visit);
+  } else if (a.k === 'vec' || a.k === 'list') for (const x of a.items) forEachLeaf(x, visit);
+  else if (a.k === 'pair') {
+    forEachLeaf(a.first, visit);
+    forEachLeaf(a.second, visit);
+  } else visit(a);
+}
+
 /** The register slots an operand mentions (an address's base and coordinates too). */
 export function slotsOf(a: Arg | undefined, out: number[]): void {
-  if (!a) return;
-  if (a.k === 'reg' || a.k === 'not') out.push(a.slot);
-  else if (a.k === 'mem') {
-    slotsOf(a.base, out);
-    for (const c of a.coords ?? []) slotsOf(c, out);
-  } else if (a.k === 'vec' || a.k === 'list') for (const x of a.items) slotsOf(x, out);
-  else if (a.k === 'pair') {
-    slotsOf(a.first, out);
-    slotsOf(a.second, out);
-  }
+  forEachLeaf(a, (x) => {
+    if (x.k === 'reg' || x.k === 'not') out.push(x.slot);
+  });
 }
 
 /** Whether args[0] is where the instruction writes (not an address or a value it reads). */
