@@ -283,6 +283,19 @@ const CTA_SREGS: ReadonlySet<string> = new Set([CTA_INDEX, '%clusterid.x']);
  * cluster dimensions and elements of launch arrays are reported relevant.
  */
 export function launchRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>, v: LaunchVar): Relevance {
+  // asked for every value a lifted point read, and again by each round of the sweep: once per kernel
+  let known = relevanceCache.get(fn);
+  if (!known) relevanceCache.set(fn, (known = new Map()));
+  const key = `${v.key}:${v.bytes}:${v.element ?? ''}`;
+  const hit = known.get(key);
+  if (hit) return hit;
+  const answer = relevanceOf(fn, fns, v);
+  known.set(key, answer);
+  return answer;
+}
+const relevanceCache = new WeakMap<FlatFunction, Map<string, Relevance>>();
+
+function relevanceOf(fn: FlatFunction, fns: Iterable<FlatFunction>, v: LaunchVar): Relevance {
   if (v.key === CTA_INDEX) return ctaRelevance(fn, fns);
   if (v.param === undefined || v.element !== undefined) return { inert: false, why: 'it is not a parameter the slice covers' };
   const uses = paramUses(fn);
