@@ -42,7 +42,7 @@ Options:
   --param NAME=V         override a param of FILE (repeatable; not with --trace)
   --literal              the paper's consumed rule as written (not with --trace)
   --max-steps N          stop a random run after N steps (default 1000)
-  --kernel NAME          .ptx only: the kernel entry to lift
+  --kernel NAME          .ptx only: the kernel entry to lift (as verify's --kernel)
   --block N              .ptx only: threads per block
   -h, --help             show this help
 

@@ -21,7 +21,8 @@ from. 'arefcheck verify FILE.ptx' checks that program. See docs/ptx.md.
 Options:
   --print                print the program in .aref syntax (the default)
   --json                 print the JSON machine form instead (a list: one entry per kernel)
-  --kernel NAME          the kernel to lift (default: every kernel in the file)
+  --kernel NAME          the kernel to lift (default: every kernel in the file); NAME may
+                         be an identifier inside a mangled C++ name or any part of one name
   --param NAME=V         value of a kernel parameter, by name or by position (0=V);
                          repeatable; values left open take their defaults (as verify's notes say)
   --param NAME+OFF:T=V   a field of a by-value parameter (CUTLASS Params), e.g.

@@ -31,7 +31,7 @@ monitor beside it.
 Options:
   --level aref|mbarrier  replay at this level instead of the one the trace records
   --json                 print one JSON object: reproduced, reached, message, steps
-  --kernel NAME          .ptx only: the kernel entry to lift
+  --kernel NAME          .ptx only: the kernel entry to lift (as verify's --kernel)
   --block N              .ptx only: threads per block
   -h, --help             show this help
 

@@ -48,7 +48,9 @@ Options:
   --sarif FILE           also write the report as SARIF 2.1.0 (for code-scanning CI)
   --sarif-root DIR       SARIF file URIs relative to DIR (the repository root), as GitHub
                          code scanning wants them
-  --kernel NAME          .ptx only: the kernel entry to lift (default: the only one)
+  --kernel NAME          .ptx only: the kernel entry to lift (default: the only one); NAME
+                         may be an identifier inside a mangled C++ name
+                         (KernelTmaWarpSpecializedPingpong) or any part of one name
   --block N              .ptx only: threads per block
   --cta N                .ptx only: the CTA to execute (%ctaid.x, default 0; a grid not given
                          holds it). Left open, the sweep raises it with the open lengths

@@ -124,18 +124,43 @@ function kernelsOf(module: PtxModule): PtxFunction[] {
   return module.functions.filter((f) => f.kind === 'entry' && f.body !== undefined);
 }
 
+/**
+ * The kernel `name` names: its exact entry name; else, since C++ entries are mangled
+ * (`_ZN7cutlass13device_kernel…32KernelTmaWarpSpecializedPingpong…`), the one whose mangled name
+ * holds `name` as a whole identifier (its length prefix and the identifier, so
+ * `KernelTmaWarpSpecialized` does not also match `…Cooperative`); else the one whose name contains
+ * `name`. At each step more than one match is an error that lists them.
+ */
 export function pickKernel(module: PtxModule, name: string | undefined): PtxFunction {
   const kernels = kernelsOf(module);
   if (name !== undefined) {
-    const k = kernels.find((f) => f.name === name);
-    if (!k) throw new InputError(`no kernel named '${name}' in ${module.file} (kernels: ${kernels.map((f) => f.name).join(', ') || 'none'})`);
-    return k;
+    const exact = kernels.find((f) => f.name === name);
+    if (exact) return exact;
+    const component = `${name.length}${name}`;
+    const steps = [
+      kernels.filter((f) => mangledComponentAt(f.name, component)),
+      kernels.filter((f) => name !== '' && f.name.includes(name)),
+    ];
+    for (const matches of steps) {
+      if (matches.length === 1) return matches[0]!;
+      if (matches.length > 1) throw new InputError(`--kernel '${name}' matches ${matches.length} kernels of ${module.file}; give a longer part of one name:\n${matches.map((f) => `  ${f.name}`).join('\n')}`);
+    }
+    throw new InputError(`no kernel named '${name}' in ${module.file} (kernels: ${kernels.map((f) => f.name).join(', ') || 'none'})`);
   }
   const only = kernels[0];
   if (kernels.length !== 1 || !only) {
     throw new InputError(`${module.file} has ${kernels.length} kernels; name one with --kernel:\n${kernels.map((f) => `  ${f.name}`).join('\n') || '  (none)'}`);
   }
   return only;
+}
+
+/** Whether `component` (a length and an identifier) occurs in mangled `name` where no digit precedes it (a whole length prefix). */
+function mangledComponentAt(name: string, component: string): boolean {
+  for (let i = name.indexOf(component); i >= 0; i = name.indexOf(component, i + 1)) {
+    const before = name.charCodeAt(i - 1);
+    if (!(before >= 48 && before <= 57)) return true;
+  }
+  return false;
 }
 
 function blockShape(kernel: PtxFunction, options: LiftOptions): [number, number, number] {
@@ -456,7 +481,7 @@ export function liftKernelWithFacts(module: PtxModule, options: LiftOptions = {}
 /** Parse a PTX file and lift its kernels (all of them, or the one named in options.kernel). */
 export function liftPtxFile(text: string, file: string, options: LiftOptions = {}): Array<{ kernel: string; program: Program; facts: LiftFacts }> {
   const module = parsePtx(text, file);
-  const names = options.kernel !== undefined ? [options.kernel] : kernelsOf(module).map((k) => k.name);
+  const names = options.kernel !== undefined ? [pickKernel(module, options.kernel).name] : kernelsOf(module).map((k) => k.name);
   if (names.length === 0) throw new InputError(`${file} has no kernel (.entry with a body)`);
   return names.map((kernel) => ({ kernel, ...liftKernelWithFacts(module, { ...options, kernel }) }));
 }
