@@ -52,6 +52,8 @@ export interface ClusterRun {
   readonly polled: readonly number[];
   /** lines of a try_wait not in a spin loop: its false first try let the kernel go on (a token) */
   readonly triedFalse: readonly number[];
+  /** per function, 1 at each pc some warp executed (the run's path: inert.ts `runRelevance`) */
+  readonly executed: ReadonlyMap<FlatFunction, Uint8Array>;
 }
 
 /** Waits a hung run may be let past before the lifter gives up on recording the rest. */
@@ -74,7 +76,8 @@ export function runCluster(
   const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
   // what the run recorded, however it ended: each warp's events, and the descriptor updates it ran
-  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'descriptorBoxes' | 'polled' | 'triedFalse'> => ({
+  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'descriptorBoxes' | 'polled' | 'triedFalse' | 'executed'> => ({
+    executed: sim.executed,
     warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })),
     descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b),
     descriptorBoxes: sim.descriptors.boxes(),

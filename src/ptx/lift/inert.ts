@@ -182,8 +182,16 @@ function noLaunchArrays(fns: Iterable<FlatFunction>): boolean {
   return true;
 }
 
+/**
+ * Which instructions of a function a run executed (`runRelevance`): `ran(ins)`, or every one.
+ * A reader the run never executed is not on its path, and with the value changed the path stays
+ * the same (the head of `runRelevance`).
+ */
+type Ran = (ins: FlatInstr) => boolean;
+const everyInstr: Ran = () => true;
+
 /** The first use the forward slice from these registers cannot show to be data (see the head of this file). */
-function firstDecision(fn: FlatFunction, sources: readonly number[], storesFree: boolean): string | undefined {
+function firstDecision(fn: FlatFunction, sources: readonly number[], storesFree: boolean, ran: Ran = everyInstr): string | undefined {
   const readers = readersOf(fn);
   const work = [...sources];
   const seen = new Set<number>();
@@ -193,6 +201,7 @@ function firstDecision(fn: FlatFunction, sources: readonly number[], storesFree:
     seen.add(slot);
     if (seen.size > MAX_SLOTS) return `its forward slice reaches more than ${MAX_SLOTS} registers`;
     for (const ins of readers.get(slot) ?? []) {
+      if (!ran(ins)) continue;
       if (ins.guard === slot) return `it decides the guard of ${where(ins)}`;
       const base = ins.op.base;
       const space = stateSpace(ins.op);
@@ -249,17 +258,18 @@ function dataOperand(ins: FlatInstr, slot: number): 'stored' | 'accumulates' | u
  * offsets its global addresses by it), in every function — the same program for every CTA of
  * the grid.
  */
-function ctaRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>): Relevance {
+function ctaRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>, ranIn: (f: FlatFunction) => Ran = () => everyInstr): Relevance {
   const all = [...fns];
   const storesFree = noLaunchArrays(all);
   for (const f of all.includes(fn) ? all : [fn, ...all]) {
     const sources: number[] = [];
+    const ran = ranIn(f);
     for (const ins of f.code) {
-      if (!ins.args.some((a) => readsSreg(a, CTA_SREGS))) continue;
+      if (!ran(ins) || !ins.args.some((a) => readsSreg(a, CTA_SREGS))) continue;
       if (!INT_OPS.has(ins.op.base) || readsSreg(ins.args[0], CTA_SREGS)) return { inert: false, why: `it reaches ${where(ins)}` };
       slotsOf(ins.args[0], sources);
     }
-    const why = firstDecision(f, sources, storesFree);
+    const why = firstDecision(f, sources, storesFree, ran);
     if (why !== undefined) return { inert: false, why };
   }
   return { inert: true };
@@ -295,8 +305,36 @@ export function launchRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>, v
 }
 const relevanceCache = new WeakMap<FlatFunction, Map<string, Relevance>>();
 
-function relevanceOf(fn: FlatFunction, fns: Iterable<FlatFunction>, v: LaunchVar): Relevance {
-  if (v.key === CTA_INDEX) return ctaRelevance(fn, fns);
+/**
+ * Whether changing launch value `v` alone, every other value as in one run, gives that same run:
+ * the slice of `launchRelevance` over the instructions the run executed (`executed`, per
+ * function: ClusterRun.executed). By induction on the run's steps: the same instruction runs at
+ * each step, since every one the run executed that reads the value (or what it reaches) uses it
+ * as data, so no branch, guard, address, recorded operand or scheduling choice on the path
+ * differs; instructions off the path stay off it, and are not looked at. The sweep (sweep.ts)
+ * then skips probing such a value: each probe would repeat the run. Not cached (a run's path is
+ * its own); the entry's parameter uses (escapes, address registers) are still the whole code's.
+ */
+export function runRelevance(fn: FlatFunction, fns: Iterable<FlatFunction>, v: LaunchVar, executed: ReadonlyMap<FlatFunction, Uint8Array>): Relevance {
+  const ranIn = (f: FlatFunction): Ran => {
+    const marks = executed.get(f);
+    if (!marks) return () => false;
+    const pcs = pcsOf(f);
+    return (ins) => marks[pcs.get(ins) ?? -1] === 1;
+  };
+  return relevanceOf(fn, fns, v, ranIn);
+}
+
+/** Each instruction's pc in its function. */
+function pcsOf(fn: FlatFunction): ReadonlyMap<FlatInstr, number> {
+  let pcs = pcCache.get(fn);
+  if (!pcs) pcCache.set(fn, (pcs = new Map(fn.code.map((ins, pc) => [ins, pc] as const))));
+  return pcs;
+}
+const pcCache = new WeakMap<FlatFunction, ReadonlyMap<FlatInstr, number>>();
+
+function relevanceOf(fn: FlatFunction, fns: Iterable<FlatFunction>, v: LaunchVar, ranIn: (f: FlatFunction) => Ran = () => everyInstr): Relevance {
+  if (v.key === CTA_INDEX) return ctaRelevance(fn, fns, ranIn);
   if (v.param === undefined || v.element !== undefined) return { inert: false, why: 'it is not a parameter the slice covers' };
   const uses = paramUses(fn);
   const escaped = uses.escaped.get(v.param);
@@ -314,6 +352,6 @@ function relevanceOf(fn: FlatFunction, fns: Iterable<FlatFunction>, v: LaunchVar
   }
   // a scalar parameter the kernel never loads (Triton passes shapes and strides its descriptors
   // already hold): nothing reads it, since its address goes nowhere either
-  const why = firstDecision(fn, sources, noLaunchArrays(fns));
+  const why = firstDecision(fn, sources, noLaunchArrays(fns), ranIn(fn));
   return why === undefined ? { inert: true } : { inert: false, why };
 }

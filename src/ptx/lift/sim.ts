@@ -6,6 +6,7 @@
 // recorded events, not this schedule, go to the model checker, which explores every interleaving.
 import { WARP, type Val } from './values.ts';
 import { KernelDescriptors } from './descriptors.ts';
+import type { FlatFunction } from './flatten.ts';
 
 export interface Mbar {
   phase: number;
@@ -146,10 +147,19 @@ export class ClusterSync {
   readonly triedFalse = new Set<number>();
   /** lines of try_wait tried again on the same phase with nothing recorded between: spin loops */
   readonly spunOn = new Set<number>();
+  /** per function, 1 at each pc some warp of the run executed (inert.ts `runRelevance` reads it) */
+  readonly executed = new Map<FlatFunction, Uint8Array>();
 
   constructor(ctas: number, threadsPerCta: number) {
     this.ctas = Array.from({ length: ctas }, () => new CtaSync(threadsPerCta));
     this.clusterThreads = ctas * threadsPerCta;
+  }
+
+  /** The executed marks of function `fn` in this run. */
+  executedIn(fn: FlatFunction): Uint8Array {
+    let marks = this.executed.get(fn);
+    if (!marks) this.executed.set(fn, (marks = new Uint8Array(fn.code.length)));
+    return marks;
   }
 
   cta(i: number): CtaSync {

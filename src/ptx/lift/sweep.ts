@@ -13,7 +13,7 @@ import type { WarpEvent } from './events.ts';
 import { CTA_INDEX, wholeArray, type LaunchVar } from './launch.ts';
 import { EventBudgetExceeded } from './warp.ts';
 import { idleCtas, launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
-import { launchRelevance } from './inert.ts';
+import { launchRelevance, runRelevance } from './inert.ts';
 import { shareBoxes } from './shared-boxes.ts';
 
 export interface LaunchPoint {
@@ -99,18 +99,41 @@ type Outcome = Probe | typeof TOO_BIG | undefined;
 /** One probe run per assignment: the greedy rounds, the widening and the balance ask for the same ones. */
 type Look = (values: ReadonlyMap<string, bigint>) => Outcome;
 
-/** The probe of each assignment looked at, and the assignment. */
-type Probed = Map<string, { readonly values: ReadonlyMap<string, bigint>; readonly run: Outcome }>;
+/**
+ * The probe of each assignment looked at, and the assignment. An entry `same` was not run: it
+ * changes one value that the run `same` uses only as data (inert.ts `runRelevance`), so it would
+ * repeat that run; it is run for real before anything is made of it (`look`, `uncovered`).
+ */
+type Probed = Map<string, { readonly values: ReadonlyMap<string, bigint>; readonly run: Outcome; readonly same?: true }>;
+
+const keyOf = (values: ReadonlyMap<string, bigint>): string => [...values].map(([k, x]) => `${k}=${x}`).sort().join(',');
 
 function prober(p: ReturnType<typeof prepare>, options: LiftOptions, memo: Probed): Look {
   return (values) => {
-    const key = [...values].map(([k, x]) => `${k}=${x}`).sort().join(',');
+    const key = keyOf(values);
     const hit = memo.get(key);
-    if (hit) return hit.run;
+    if (hit && !hit.same) return hit.run;
     const run = probe(p, options, values);
     memo.set(key, { values, run });
     return run;
   };
+}
+
+/**
+ * Whether raising launch value `v` alone on top of `run` would repeat `run` (its path uses v as
+ * data only: inert.ts `runRelevance`). Then the probes at `values` (v raised) are noted as
+ * repeating it rather than run: every test the sweep makes of them would give what it gives of
+ * `run` itself, which adds no wait and drives nothing.
+ */
+function repeats(memo: Probed, run: Probe, base: ReadonlyMap<string, bigint>, v: LaunchVar, values: readonly bigint[]): boolean {
+  const trace = run.trace;
+  if (!runRelevance(trace.flat, trace.flats.values(), v, trace.run.executed).inert) return false;
+  for (const value of values) {
+    const raised = new Map([...base, [v.key, value]]);
+    const key = keyOf(raised);
+    if (!memo.has(key)) memo.set(key, { values: raised, run, same: true });
+  }
+  return true;
 }
 
 function probe(p: ReturnType<typeof prepare>, options: LiftOptions, values: ReadonlyMap<string, bigint>): Outcome {
@@ -155,6 +178,8 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
     for (const { v } of open) {
       // an inert value lifts to this same program at every value (inert.ts): nothing to probe
       if (launchRelevance(cur.run.trace.flat, cur.run.trace.flats.values(), v).inert) continue;
+      // nor one this run uses as data only: raised alone it repeats this run
+      if (repeats(probed, cur.run, cur.values, v, QUICK)) continue;
       // a quick look first: a value that changes nothing at 64 or at 4096 drives nothing (4096 is
       // probed only when 64 changed nothing: 4096 tiles of FA3 run to the probe's budget)
       const unchanged = (value: bigint): boolean => {
@@ -184,7 +209,7 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
   // cheapest open value that adds waits on top of it runs that loop twice, so what one iteration
   // leaves behind for the next (an epilogue buffer a TMA store still reads) is checked too
   if (chosen.length > 0) {
-    const wide = widen(look, cur.run, cur.values);
+    const wide = widen(look, cur.run, cur.values, probed);
     if (wide) chosen.push(wide);
   }
   if (chosen.length === 0) {
@@ -196,7 +221,7 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
     // (FlashAttention-3 backward): then raise the 32-bit scalars alone, its sequence lengths
     const narrow = joint ? undefined : raiseTogether(look, cur.run, given, (v) => v.bytes <= 4 && v.element === undefined);
     if (narrow) points.push(...liftPoints(module, options, [{ run: narrow.run, label: `every open 32-bit integer = ${narrow.value}` }], points));
-    const deeper = joint || narrow || wrapped(baseRun) ? undefined : wrapDeeper(look, cur.run, baseRun, given, labelOf);
+    const deeper = joint || narrow || wrapped(baseRun) ? undefined : wrapDeeper(look, probed, cur.run, baseRun, given, labelOf);
     if (deeper) points.push(...liftPoints(module, options, [deeper], points));
     return done();
   }
@@ -208,12 +233,12 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
   const last = chosen[chosen.length - 1]!;
   const balanced = balance(look, baseRun, last, given);
   const kept = balanced ? [...chosen.filter((c) => c.run.events <= balanced.run.events), balanced] : chosen;
-  const more = uncovered(probed, [baseRun, ...kept.map((c) => c.run)]);
+  const more = uncovered(probed, [baseRun, ...kept.map((c) => c.run)], look);
   if (more) kept.push(more);
   points.push(...liftPoints(module, options, kept.map((c) => ({ run: c.run, label: labelOf(c.values) })), points));
   // points that add waits but wrap no ring (CUTLASS example 88's causal forward kernels: the
   // sequence length adds k-blocks only up to CTA 0's diagonal): the last steps, as below
-  const deeper = [baseRun, ...kept.map((c) => c.run)].some(wrapped) ? undefined : wrapDeeper(look, cur.run, baseRun, given, labelOf);
+  const deeper = [baseRun, ...kept.map((c) => c.run)].some(wrapped) ? undefined : wrapDeeper(look, probed, cur.run, baseRun, given, labelOf);
   if (deeper) points.push(...liftPoints(module, options, [deeper], points));
   return done();
 }
@@ -229,6 +254,7 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
  */
 function wrapDeeper(
   look: Look,
+  probed: Probed,
   cur: Probe,
   baseRun: Probe,
   given: ReadonlyMap<string, bigint>,
@@ -236,7 +262,7 @@ function wrapDeeper(
 ): { run: Probe; label: string } | undefined {
   const byCta = raiseTogether(look, cur, given, () => true, true);
   if (byCta) return { run: byCta.run, label: `every open integer and ${CTA_INDEX} = ${byCta.value}` };
-  const far = widen(look, baseRun, given, FAR_LADDER);
+  const far = widen(look, baseRun, given, probed, FAR_LADDER);
   return far ? { run: far.run, label: labelOf(far.values) } : undefined;
 }
 
@@ -341,16 +367,21 @@ function balance(
  * a first loop run at all (ThunderKittens' Mamba-2: more tiles, each with no chunk of the
  * sequence, so the consumers never wait on the input ring).
  */
-function uncovered(probed: Probed, points: readonly Probe[]): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+function uncovered(probed: Probed, points: readonly Probe[], look: Look): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
   const covered = new Set(points.flatMap((r) => [...r.most.keys()]));
-  let best: { values: ReadonlyMap<string, bigint>; run: Probe; adds: number } | undefined;
-  for (const { values, run } of probed.values()) {
-    if (!usable(run) || run.idle) continue;
-    const adds = [...run.most.keys()].filter((k) => !covered.has(k)).length;
-    if (adds === 0) continue;
-    if (!best || adds > best.adds || (adds === best.adds && run.events < best.run.events)) best = { values, run, adds };
+  for (;;) {
+    let best: { values: ReadonlyMap<string, bigint>; run: Probe; adds: number; same: boolean } | undefined;
+    for (const { values, run, same } of probed.values()) {
+      if (!usable(run) || run.idle) continue;
+      const adds = [...run.most.keys()].filter((k) => !covered.has(k)).length;
+      if (adds === 0) continue;
+      if (!best || adds > best.adds || (adds === best.adds && run.events < best.run.events)) best = { values, run, adds, same: same === true };
+    }
+    if (!best?.same) return best && { values: best.values, run: best.run };
+    // a probe noted as repeating a run is run for real before a point is made of it: it gives that
+    // run's waits and events, unless its budgets (a probe's, not the defaults') cut it short
+    look(best.values);
   }
-  return best && { values: best.values, run: best.run };
 }
 
 /**
@@ -359,9 +390,11 @@ function uncovered(probed: Probed, points: readonly Probe[]): { values: Readonly
  * passed over at once; past it (FAR_LADDER) every value climbs, since what adds waits there adds
  * none at 4096. A value whose run grows past MAX_EVENTS or is refused stops its climb.
  */
-function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>, ladder: readonly bigint[] = LADDER): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
+function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>, probed: Probed, ladder: readonly bigint[] = LADDER): { values: ReadonlyMap<string, bigint>; run: Probe } | undefined {
   let best: { values: ReadonlyMap<string, bigint>; run: Probe } | undefined;
   for (const { v } of openIntegers(base, values)) {
+    // raised alone it repeats `base` at every value, adding no wait
+    if (repeats(probed, base, values, v, ladder === LADDER ? QUICK : ladder)) continue;
     // drives nothing: adds no wait at 64 nor at 4096 (4096 probed only when 64 added none)
     const adds = (value: bigint): boolean => {
       const run = look(new Map([...values, [v.key, value]]));
@@ -379,6 +412,9 @@ function widen(look: Look, base: Probe, values: ReadonlyMap<string, bigint>, lad
   }
   return best;
 }
+
+/** The quick looks of the greedy rounds and of `widen`: a value that changes nothing at these drives nothing. */
+const QUICK = [64n, 4096n] as const;
 
 /** Values past LADDER's 4096 for the last step of the sweep (`wrapDeeper`). */
 const FAR_LADDER = [6144n, 8192n, 12288n, 16384n, 24576n, 32768n, 65536n] as const;

@@ -437,6 +437,7 @@ export class WarpInterp {
    */
   *runFunction(fr: Frame, entry: number, depth: number, start = 0, stopAt = -1): Generator<Block, number, void> {
     const code = fr.fn.code;
+    const executed = this.sim.executedIn(fr.fn);
     const groups: Group[] = [{ pc: start, mask: entry >>> 0, joins: [] }];
     let exited = 0;
     const isKernel = depth === 0;
@@ -459,6 +460,7 @@ export class WarpInterp {
         continue;
       }
       this.tick(ins);
+      executed[g.pc] = 1;
       let m = g.mask;
       if (ins.guard >= 0) {
         const gm = this.guardMask(fr, ins, g.mask);
