@@ -236,14 +236,27 @@ function conflict(a: Touch, b: Touch): boolean {
 /** Does one warp, in these (parallel) access units, write bytes another warp touches? */
 function accessesOverlap(units: readonly (Unit | undefined)[]): boolean {
   const per = units.map(touches);
+  // each warp's union of bytes per CTA, written and touched, made once (not once per pair of warps)
+  const unions = (keep: (t: Touch) => boolean): Map<number, [number, number][]>[] =>
+    per.map((ts) => {
+      const byCta = new Map<number, Touch[]>();
+      for (const t of ts) {
+        if (!keep(t)) continue;
+        const list = byCta.get(t.cta);
+        if (list) list.push(t);
+        else byCta.set(t.cta, [t]);
+      }
+      return new Map([...byCta].map(([cta, list]) => [cta, sortedRuns(list)] as const));
+    });
+  const written = unions((t) => t.write);
+  const touched = unions(() => true);
   for (let p = 0; p < per.length; p++) {
     const mine = per[p] ?? [];
-    for (const cta of new Set(mine.filter((t) => t.write).map((t) => t.cta))) {
-      const w = sortedRuns(mine.filter((t) => t.write && t.cta === cta));
+    for (const [cta, w] of written[p] ?? []) {
       for (let q = 0; q < per.length; q++) {
         const theirs = per[q] ?? [];
         // cheap test on the unions first; the access-by-access test only where they meet
-        if (q === p || !intersect(w, sortedRuns(theirs.filter((t) => t.cta === cta)))) continue;
+        if (q === p || !intersect(w, touched[q]?.get(cta) ?? [])) continue;
         if (mine.some((a) => theirs.some((b) => conflict(a, b)))) return true;
       }
     }

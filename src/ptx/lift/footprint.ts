@@ -65,9 +65,13 @@ export function footprint(op: MmaOperand, shape: string, elementBytes: number, m
 }
 
 export function mergeRanges(ranges: readonly (readonly [number, number])[]): [number, number][] {
-  const sorted = [...ranges].filter(([lo, hi]) => hi > lo).sort((x, y) => x[0] - y[0]);
+  // most callers pass ranges already in order (a warp's lanes, runs merged before): sort only when not
+  let ordered = true;
+  for (let i = 1; i < ranges.length && ordered; i++) ordered = ranges[i - 1]![0] <= ranges[i]![0];
+  const sorted = ordered ? ranges : [...ranges].sort((x, y) => x[0] - y[0]);
   const out: [number, number][] = [];
   for (const [lo, hi] of sorted) {
+    if (hi <= lo) continue;
     const last = out[out.length - 1];
     if (last && lo <= last[1]) last[1] = Math.max(last[1], hi);
     else out.push([lo, hi]);

@@ -292,12 +292,23 @@ function cutCapped(writes: readonly Interval[], reads: readonly [number, number]
   const whole = cut(writes, reads, true, readsBy);
   if (whole.length <= MAX_PIECES) return whole;
   const stretches = mergeRanges([...writes.map((w) => [w.lo, w.hi] as [number, number]), ...reads]);
-  const at = (lo: number): number => stretches.findIndex(([a, b]) => lo >= a && lo < b);
-  const parts = stretches.map((_, i) => {
-    const ws = writes.filter((w) => at(w.lo) === i);
-    const rs = reads.filter((x) => at(x[0]) === i);
-    return { ws, rs, pieces: cut(ws, rs, true, readsBy) };
-  });
+  // the stretch an interval starts in (stretches are sorted and disjoint): a binary search
+  const at = (lo: number): number => {
+    let a = 0;
+    let b = stretches.length - 1;
+    while (a <= b) {
+      const mid = (a + b) >> 1;
+      const [x, y] = stretches[mid]!;
+      if (lo < x) b = mid - 1;
+      else if (lo >= y) a = mid + 1;
+      else return mid;
+    }
+    return -1;
+  };
+  const grouped = stretches.map(() => ({ ws: [] as Interval[], rs: [] as [number, number][] }));
+  for (const w of writes) grouped[at(w.lo)]?.ws.push(w);
+  for (const x of reads) grouped[at(x[0])]?.rs.push(x);
+  const parts = grouped.map(({ ws, rs }) => ({ ws, rs, pieces: cut(ws, rs, true, readsBy) }));
   let total = parts.reduce((n, p) => n + p.pieces.length, 0);
   for (const p of [...parts].sort((a, b) => b.pieces.length - a.pieces.length)) {
     if (total <= MAX_PIECES) break;
