@@ -318,7 +318,13 @@ export class WarpInterp {
   map(mask: number, ins: readonly Val[], f: (xs: Scalar[]) => Scalar): Val {
     if (!ins.some(isLanes)) return f(ins as Scalar[]);
     const out: Scalar[] = new Array<Scalar>(WARP).fill(UNINIT);
-    for (let l = 0; l < WARP; l++) if ((mask >>> l) & 1) out[l] = f(ins.map((v) => laneOf(v, l)));
+    // one operand array for every lane: f reads it and keeps none of it
+    const xs: Scalar[] = new Array<Scalar>(ins.length);
+    for (let l = 0; l < WARP; l++) {
+      if (((mask >>> l) & 1) === 0) continue;
+      for (let i = 0; i < ins.length; i++) xs[i] = laneOf(ins[i]!, l);
+      out[l] = f(xs);
+    }
     return out;
   }
 
