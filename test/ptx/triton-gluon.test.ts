@@ -74,7 +74,8 @@ describe('TMA boxes from the compiler (--ttgir, --triton-cache)', () => {
     const boxes = ttgirBoxes(read('tma_128x256x64_w8_s3.ttgir'), 'x.ttgir');
     expect(boxes.get('matmul_tma_param_0+0')).toBe(128 * 64 * 2);
     expect(boxes.get('matmul_tma_param_5+0')).toBe(256 * 64 * 2);
-    expect(boxes.get('matmul_tma_param_10+0')).toBe(128 * 256 * 2);
+    // the 128×256 output tile under a 128-byte swizzle: four stores of 128×64 (four warps, line 650)
+    expect(boxes.get('matmul_tma_param_10+0')).toBe(128 * 64 * 2);
     expect(ttgirBoxes(read('gluon_ws_64x128x64_s4.ttgir'), 'y.ttgir').get('gluon_gemm_ws_param_0+0')).toBe(64 * 64 * 2);
   });
 
@@ -105,5 +106,15 @@ describe('TMA boxes from the compiler (--ttgir, --triton-cache)', () => {
 
   it('refuses a file with no tensor descriptor, with the file named', () => {
     expect(() => ttgirBoxes('module { tt.func public @k(%x: i32) { tt.return } }', 'plain.ttgir')).toThrow(/plain\.ttgir: no tensor descriptor/);
+  });
+
+  it('gives no boxes, and no error, for a kernel that makes its descriptors itself (the PTX sizes them)', () => {
+    // the lines of Triton 3.6's TTGIR for `tl.make_tensor_descriptor` (python/examples/unseen_kernels.py, on the H200)
+    const ttgir = `module { tt.func public @mm_device_desc(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}, %M: i32) {
+    ttng.tensormap_create %a_desc_0, %a_ptr, [%c64_i32, %c128_i32], [%K, %M], [%a_desc_1], [%c1_i32, %c1_i32] {elem_type = 6 : i32, fill_mode = 0 : i32, interleave_layout = 0 : i32, swizzle_mode = 3 : i32} : (!tt.ptr<i8>, !tt.ptr<f16>, i32, i32, i32, i32, i64, i32, i32) -> ()
+    %a_desc_2 = ttng.reinterpret_tensor_descriptor %a_desc_0 : !tt.ptr<i8> to !tt.tensordesc<tensor<128x64xf16, #shared>>
+    tt.return } }`;
+    expect(ttgirBoxes(ttgir, 'desc.ttgir').size).toBe(0);
+    expect(ttgirBoxes(ttgir.replace('%a_ptr: !tt.ptr<f16>', '%a_desc: !tt.tensordesc<tensor<64x64xf16, #shared>>'), 'sig.ttgir').get('mm_device_desc_param_0+0')).toBe(64 * 64 * 2);
   });
 });

@@ -1,7 +1,10 @@
 // TMA box sizes from the compiler (issue 8): Triton's TTGIR names each tensor descriptor's block
 // shape in the kernel's signature (`%a_desc: !tt.tensordesc<tensor<128x64xf16, #shared>>`), and its
 // arguments are the PTX parameters in order (`NAME_param_0`, …), so a descriptor argument at
-// position i is the tensor map `NAME_param_i+0` of one box of rows × cols × element bytes.
+// position i is the tensor map `NAME_param_i+0`. Its box is the block shape as Triton's TMA
+// lowering cuts it: every dimension at most 256, and under an NVMMA swizzle of S bytes the
+// contiguous one S bytes wide; a wider block is loaded or stored as several copies of that box
+// (a 128×128 f16 tile under a 128-byte swizzle: two copies of 128×64, issued by two warps).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../../diag.ts';
@@ -16,25 +19,57 @@ function elementBytes(type: string): number | undefined {
   return undefined;
 }
 
+/** An NVMMA shared encoding's swizzle: its width in bytes (0: none) and which dimension is contiguous. */
+interface Swizzle {
+  readonly bytes: number;
+  readonly transposed: boolean;
+}
+
+/** `#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, …}>`; undefined for any other encoding. */
+function swizzleOf(encoding: string): Swizzle | undefined {
+  if (!/#ttg\.nvmma_shared</.test(encoding)) return undefined;
+  const width = /swizzlingByteWidth\s*=\s*(\d+)/.exec(encoding);
+  return { bytes: Number(width?.[1] ?? 0), transposed: /transposed\s*=\s*true/.test(encoding) };
+}
+
+/** The TMA box of a block of `dims` elements of `bytes` each (the head of this file). */
+function boxBytes(dims: readonly number[], bytes: number, swizzle: Swizzle | undefined): number {
+  const box = dims.map((n) => Math.min(n, 256));
+  if (swizzle && swizzle.bytes > 0) {
+    const contiguous = swizzle.transposed ? 0 : box.length - 1;
+    box[contiguous] = Math.min(box[contiguous] ?? 1, Math.max(1, Math.floor(swizzle.bytes / bytes)));
+  }
+  return box.reduce((a, n) => a * n, bytes);
+}
+
 /** The box bytes of each tensor-descriptor argument of the TTGIR's kernels, keyed `NAME_param_i+0`. */
 export function ttgirBoxes(text: string, file: string): Map<string, number> {
   const boxes = new Map<string, number>();
+  // the module's encoding aliases: `#shared = #ttg.nvmma_shared<{…}>`
+  const aliases = new Map<string, string>();
+  for (const a of text.matchAll(/^(#[\w.]+)\s*=\s*(#ttg\.\w+<\{[^}]*\}>)/gm)) aliases.set(a[1] ?? '', a[2] ?? '');
   for (const f of text.matchAll(/tt\.func public @([\w$]+)\(([^\n]*)\)/g)) {
     const name = f[1] ?? '';
     // arguments are `%x: TYPE loc(...)`, separated by commas outside brackets
     const args = (f[2] ?? '').split(/,\s*(?=%)/);
     args.forEach((arg, i) => {
-      const d = /!tt\.tensordesc<tensor<([0-9x]+)x([A-Za-z0-9]+)[,>]/.exec(arg);
+      const d = /!tt\.tensordesc<tensor<([0-9x]+)x([A-Za-z0-9]+)(?:,\s*(#[\w.]+(?:<\{[^}]*\}>)?))?>/.exec(arg);
       if (!d) return;
       const dims = (d[1] ?? '').split('x').map(Number);
       const bytes = elementBytes(d[2] ?? '');
       if (bytes === undefined || dims.some((n) => !Number.isInteger(n) || n < 1)) {
         throw new InputError(`${file}: cannot size the tensor descriptor '${arg.slice(0, 80)}' of ${name} (element type ${d[2]})`);
       }
-      boxes.set(`${name}_param_${i}+0`, dims.reduce((a, n) => a * n, bytes));
+      const encoding = d[3] ?? '';
+      boxes.set(`${name}_param_${i}+0`, boxBytes(dims, bytes, swizzleOf(aliases.get(encoding) ?? encoding)));
     });
   }
-  if (boxes.size === 0) throw new InputError(`${file}: no tensor descriptor in any tt.func signature (is it Triton's .ttgir?)`);
+  // a kernel that makes its descriptors itself (`tl.make_tensor_descriptor`: `ttng.tensormap_create`
+  // once lowered) has none in its signature: the PTX's tensormap.replace instructions give their
+  // boxes, and the TTGIR nothing
+  if (boxes.size === 0 && !/\btt\.func\b[\s\S]*\b(?:tt\.make_tensor_descriptor|ttng\.tensormap_create)\b/.test(text)) {
+    throw new InputError(`${file}: no tensor descriptor in any tt.func signature (is it Triton's .ttgir?)`);
+  }
   return boxes;
 }
 
