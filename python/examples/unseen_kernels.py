@@ -2,7 +2,7 @@
 PTX saved for arefcheck: fp8 (e4m3) wgmma, tensor descriptors the kernel builds itself, a
 warp-specialized k-loop with BK = 128, a persistent kernel whose epilogue stores its tile in two
 halves, and a batched GEMM over 3-D descriptors. Each kernel computes the right product on the GPU,
-so each is expected to verify unless its PTX breaks a rule (docs/ptx.md, *Kernels not tuned on*).
+so each is expected to verify unless its PTX breaks a rule (docs/gpu.md, *Kernels not tuned on*).
 
     OUT=out python3 python/examples/unseen_kernels.py      # on a Hopper machine
 """
