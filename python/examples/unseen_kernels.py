@@ -36,6 +36,19 @@ def mm_desc(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: t
 
 
 @triton.jit
+def mm_kn(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # B is K×N in memory: its tile is loaded as [BK, BN] and used as is (MN-major for wgmma)
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK])
+        b = b_desc.load([k * BK, pid_n * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+
+
+@triton.jit
 def mm_device_desc(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     # descriptors made in the kernel (tensormap creation in global scratch, then a proxy fence)
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
@@ -108,6 +121,15 @@ def run_desc(name, M, N, K, BM, BN, BK, warps, stages, dtype=torch.float16, ws=F
     return check(c, a, b, name, k)
 
 
+def run_kn(name, M, N, K, BM, BN, BK, warps, stages, dtype=torch.bfloat16):
+    a = torch.randn(M, K, device="cuda").to(dtype)
+    b = torch.randn(K, N, device="cuda").to(dtype)
+    c = torch.empty(M, N, device="cuda", dtype=dtype)
+    ad, bd, cd = TensorDescriptor.from_tensor(a, [BM, BK]), TensorDescriptor.from_tensor(b, [BK, BN]), TensorDescriptor.from_tensor(c, [BM, BN])
+    k = mm_kn[(triton.cdiv(M, BM), triton.cdiv(N, BN))](ad, bd, cd, K, BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+    return check(c, a, b.T, name, k)
+
+
 def run_device_desc(name, M, N, K, BM, BN, BK, warps, stages):
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     a, b = inputs(M, N, K, torch.float16)
@@ -145,6 +167,14 @@ CASES = [
     ("halves_128x256x64_w8_s3", lambda n: run_halves(n, 512, 512, 1024, 128, 256, 64, 8, 3)),
     ("bmm3d_128x128x64_w4_s3", lambda n: run_bmm(n, 3, 256, 256, 512, 128, 128, 64, 4, 3)),
     ("bmm3d_64x64x64_w4_s4", lambda n: run_bmm(n, 3, 256, 256, 512, 64, 64, 64, 4, 4)),
+    # second run: tf32, B given K×N (a transposed encoding), wider warp-specialized tiles
+    ("tf32_128x128x32_w4_s3", lambda n: run_desc(n, 512, 512, 1024, 128, 128, 32, 4, 3, torch.float32)),
+    ("tf32_128x128x64_w8_s2", lambda n: run_desc(n, 512, 512, 1024, 128, 128, 64, 8, 2, torch.float32)),
+    ("kn_bf16_128x128x64_w4_s3", lambda n: run_kn(n, 512, 512, 1024, 128, 128, 64, 4, 3)),
+    ("kn_bf16_128x256x64_w8_s3", lambda n: run_kn(n, 512, 512, 1024, 128, 256, 64, 8, 3)),
+    ("kn_bf16_64x128x128_w4_s2", lambda n: run_kn(n, 512, 512, 1024, 64, 128, 128, 4, 2)),
+    ("ws_128x256x64_w8_s4", lambda n: run_desc(n, 512, 512, 1024, 128, 256, 64, 8, 4, ws=True)),
+    ("nows_128x128x128_w8_s3", lambda n: run_desc(n, 512, 512, 1024, 128, 128, 128, 8, 3)),
 ]
 
 if __name__ == "__main__":
