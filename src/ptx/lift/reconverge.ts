@@ -63,12 +63,6 @@ export function nextGroup(groups: Group[], stopAt: number): number {
 
 /** Groups at one pc run as one (their splits in common kept); a split all of whose groups met is closed. */
 export function mergeGroups(groups: Group[]): void {
-  if (groups.length === 1) {
-    // nothing to merge; a split is closed once this group, its last, is at the split's join
-    const g = groups[0]!;
-    while (g.joins.length > 0 && g.pc === g.joins[g.joins.length - 1]!.pc) g.joins = g.joins.slice(0, -1);
-    return;
-  }
   for (let i = 0; i < groups.length; i++) {
     const gi = groups[i];
     if (!gi) continue;
