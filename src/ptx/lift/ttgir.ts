@@ -53,7 +53,7 @@ export function ttgirBoxes(text: string, file: string): Map<string, number> {
     // arguments are `%x: TYPE loc(...)`, separated by commas outside brackets
     const args = (f[2] ?? '').split(/,\s*(?=%)/);
     args.forEach((arg, i) => {
-      const d = /!tt\.tensordesc<tensor<([0-9x]+)x([A-Za-z0-9]+)(?:,\s*(#[\w.]+(?:<\{[^}]*\}>)?))?>/.exec(arg);
+      const d = /!tt\.tensordesc<tensor<([0-9x]+)x([A-Za-z0-9]+)(?:,\s*(#[\w.]+(?:<\{[^}]*\}>)?))?[,>]/.exec(arg);
       if (!d) return;
       const dims = (d[1] ?? '').split('x').map(Number);
       const bytes = elementBytes(d[2] ?? '');
