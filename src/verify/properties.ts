@@ -2,7 +2,7 @@
 // this input, and why) or not applicable. A verdict is only as strong as the properties it
 // checked: a kernel with no synchronization at all verifies nothing, and the report says so.
 import type { Machine } from '../../semantics/index.ts';
-import { OP_FAMILY, type Op } from '../ir/program.ts';
+import { OP_FAMILY, type Op, type OpKind } from '../ir/program.ts';
 
 export const PROPERTY_KINDS = ['deadlock', 'race', 'fifo', 'protocol', 'termination', 'refinement'] as const;
 export type PropertyKind = (typeof PROPERTY_KINDS)[number];
@@ -14,7 +14,14 @@ export interface PropertyStatus {
   readonly reason?: string;
 }
 
-const BLOCKING = new Set<Op['kind']>(['wait', 'get', 'put', 'bar.sync', 'wgmma.wait', 'bulk.wait']);
+/** Which ops may block the role that runs them: a table over every op kind, so a new kind must say. */
+const BLOCKS = {
+  put: true, get: true, consumed: false,
+  init: false, arrive: false, 'arrive.expect_tx': false, expect_tx: false, complete_tx: false, wait: true, 'wait.token': true, inval: false,
+  'tma.load': false, 'tma.store': false, 'bulk.commit': false, 'bulk.wait': true,
+  'wgmma.issue': false, 'wgmma.commit': false, 'wgmma.wait': true,
+  'bar.sync': true, 'bar.arrive': false, 'fence.proxy.async': false, read: false, write: false,
+} as const satisfies Record<OpKind, boolean>;
 const SYNC_FAMILIES: ReadonlySet<string> = new Set(['aref', 'mbarrier', 'async', 'named']);
 
 /**
@@ -57,7 +64,7 @@ export function propertyStatuses(machine: Machine, refinement: boolean): Propert
     for (const [at, instr] of role.code.entries()) {
       if (instr.kind !== 'op') continue;
       const op = instr.op;
-      if (BLOCKING.has(op.kind)) blocking = true;
+      if (BLOCKS[op.kind]) blocking = true;
       if (SYNC_FAMILIES.has(OP_FAMILY[op.kind])) sync = true;
       if ((op.kind === 'get' || op.kind === 'read' || op.kind === 'wgmma.issue') && op.expect !== undefined) expectations = true;
       const acc = accessor(op, r, at, loops.some(([from, to]) => at >= from && at <= to));
@@ -73,7 +80,7 @@ export function propertyStatuses(machine: Machine, refinement: boolean): Propert
   const vacuous = (kind: PropertyKind, reason: string): PropertyStatus => ({ kind, status: 'vacuous', reason });
   const checked = (kind: PropertyKind): PropertyStatus => ({ kind, status: 'checked' });
   return [
-    blocking ? checked('deadlock') : vacuous('deadlock', 'no operation can block: no wait, get, put, bar.sync or wait_group'),
+    blocking ? checked('deadlock') : vacuous('deadlock', 'no operation can block: no wait (parity or token), get, put, bar.sync or wait_group'),
     shared ? checked('race') : vacuous('race', 'no shared slot is written by one agent (a role, or one TMA copy) and accessed by another'),
     expectations ? checked('fifo') : vacuous('fifo', 'no read carries an expected value to compare, as in lifted PTX'),
     sync ? checked('protocol') : vacuous('protocol', 'no synchronization operation: no aref, mbarrier, async-unit or named-barrier op'),

@@ -34,6 +34,23 @@ describe('property status', () => {
     expect(statusOf(report)).toMatchObject({ deadlock: 'checked', race: 'checked', protocol: 'checked' });
   });
 
+  // libcu++ cuda::barrier: arrive returns a token, wait blocks on it (the Programming Guide's producer/consumer)
+  it('a wait on an arrival token can block: deadlock is checked, and a token wait that never completes deadlocks', () => {
+    const tokens = (count: number): string => `mbarrier bar[1] count ${count}
+role a warps 1:
+  arrive bar[0], 32 -> t
+  wait bar[0], token t
+role b warps 1:
+  arrive bar[0], 32 -> t
+  wait bar[0], token t
+`;
+    const ok = verifyProgram(parseProgramText(tokens(64), 'tokens.aref'));
+    expect(ok.verdict).toBe('verified');
+    expect(statusOf(ok)['deadlock']).toBe('checked');
+    const hang = verifyProgram(parseProgramText(tokens(96), 'tokens-hang.aref'));
+    expect(hang.violations.map((v) => v.kind)).toContain('deadlock');
+  });
+
   it('a program that only writes its own slot cannot race: race is vacuous', () => {
     const program = parseProgramText(`buffer S[1] bytes 64
 role a warps 1:

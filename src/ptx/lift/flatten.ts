@@ -172,6 +172,8 @@ export function flattenFunction(fn: PtxFunction, module: PtxModule, layout: Smem
       return { k: 'const', v: new SymAddr(`global:${name}`, offset) };
     }
     if (isSpecialRegister(name)) return { k: 'sreg', name };
+    // PTX's one predefined constant (ISA, "Predefined identifiers"): nvcc writes warpSize as it
+    if (name === 'WARP_SZ') return { k: 'imm', v: 32n };
     if (functions.has(name)) return { k: 'func', name };
     if (name.startsWith('%')) throw new InputError(`undeclared register '${name}'`, loc);
     return { k: 'unk', why: new Unknown(`the unknown name '${name}'`) };
