@@ -7,6 +7,7 @@ import { NO_VALUE } from './machine.ts';
 import { freshEvent, has, isPresent, retireEvent, type Knowledge } from './hb.ts';
 import {
   READER_KINDS,
+  READ_ATOMIC,
   READ_GENERIC,
   READ_STORE,
   READ_WGMMA,
@@ -18,7 +19,7 @@ import {
   type RoleState,
 } from './state.ts';
 
-const READER_NAMES = ['read', 'wgmma read', 'TMA-store read'];
+const READER_NAMES = ['read', 'wgmma read', 'TMA-store read', 'atomic'];
 
 function roleName(m: Machine, r: number): string {
   return m.roles[r]?.name ?? `role${r}`;
@@ -89,22 +90,53 @@ export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: nu
   const w = writeEvent(m, slot);
   const sameData = (): boolean => value !== NO_VALUE && s.slotValue[slot] === value && s.slotGeneric[slot] !== 0;
   if (isPresent(s, w) && !has(know, w) && !sameData()) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
-  for (let kind = 0; kind < READER_KINDS; kind++) {
-    for (let r = 0; r < m.roles.length; r++) {
-      const e = readEvent(m, slot, kind, r);
-      if (isPresent(s, e) && !has(know, e))
-        return `race on ${name}: ${what} is not ordered after the ${READER_NAMES[kind]} by ${roleName(m, r)} (write-after-read)`;
-    }
-  }
+  const readers = readerRace(m, s, know, slot, what, READER_KINDS);
+  if (readers) return readers;
   if (!async) return undefined;
   if (unfencedGenericWrite(m, s, know, slot)) return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
   for (let r = 0; r < m.roles.length; r++) {
-    if (!isPresent(s, readEvent(m, slot, READ_GENERIC, r))) continue;
+    const read = isPresent(s, readEvent(m, slot, READ_GENERIC, r));
+    if (!read && !isPresent(s, readEvent(m, slot, READ_ATOMIC, r))) continue;
     const f = readFenceEvent(m, slot, r);
     if (!isPresent(s, f) || !has(know, f))
-      return `race on ${name}: ${what} by the async proxy after a generic read by ${roleName(m, r)} with no fence.proxy.async between them (cross-proxy write-after-read)`;
+      return read
+        ? `race on ${name}: ${what} by the async proxy after a generic read by ${roleName(m, r)} with no fence.proxy.async between them (cross-proxy write-after-read)`
+        : `race on ${name}: ${what} by the async proxy after an atomic by ${roleName(m, r)} with no fence.proxy.async between them (cross-proxy write-after-write)`;
   }
   return undefined;
+}
+
+/** The first of the slot's accesses of reader classes below `kinds` that the agent does not know of, as a race message. */
+function readerRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, kinds: number): string | undefined {
+  for (let kind = 0; kind < kinds; kind++) {
+    for (let r = 0; r < m.roles.length; r++) {
+      const e = readEvent(m, slot, kind, r);
+      if (isPresent(s, e) && !has(know, e))
+        return `race on ${m.slotNames[slot] ?? `slot${slot}`}: ${what} is not ordered after the ${READER_NAMES[kind]} by ${roleName(m, r)} (${kind === READ_ATOMIC ? 'write-after-write' : 'write-after-read'})`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Race check for an atomic read-modify-write of `slot` by role `role`: as a write, except that
+ * the other roles' atomics need no order (atomics never race with each other). It must be ordered
+ * after the slot's last plain write and after every plain and asynchronous read of it.
+ */
+export function atomicRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, role: number): string | undefined {
+  const name = m.slotNames[slot] ?? `slot${slot}`;
+  const t = tmaInFlight(s, slot);
+  if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
+  const reader = inFlightReader(m, s, slot, role);
+  if (reader) return `race on ${name}: ${what} while ${reader}`;
+  if (isPresent(s, writeEvent(m, slot)) && !has(know, writeEvent(m, slot))) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
+  return readerRace(m, s, know, slot, what, READ_ATOMIC);
+}
+
+/** Perform an atomic: the role's atomic event, fresh; the slot's data is no longer a known tag. */
+export function doAtomic(m: Machine, s: MachineState, slot: number, role: number, owner: Knowledge): void {
+  s.slotValue[slot] = NO_VALUE;
+  doRead(m, s, slot, READ_ATOMIC, role, owner);
 }
 
 /**
@@ -125,6 +157,15 @@ export function readRace(m: Machine, s: MachineState, know: Knowledge, slot: num
   if (isPresent(s, w) && !has(know, w)) return `race on ${name}: ${what} is not ordered after the write it may read (read-after-write)`;
   if (async && unfencedGenericWrite(m, s, know, slot))
     return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
+  // an atomic is a write the read may see: ordered after it, and fenced before an async read
+  for (let r = 0; r < m.roles.length; r++) {
+    const e = readEvent(m, slot, READ_ATOMIC, r);
+    if (!isPresent(s, e)) continue;
+    if (!has(know, e)) return `race on ${name}: ${what} is not ordered after the atomic by ${roleName(m, r)} (read-after-write)`;
+    const f = readFenceEvent(m, slot, r);
+    if (async && (!isPresent(s, f) || !has(know, f)))
+      return `race on ${name}: ${what} by the async proxy after an atomic by ${roleName(m, r)} with no fence.proxy.async between them`;
+  }
   return undefined;
 }
 
@@ -167,9 +208,9 @@ export function doWrite(m: Machine, s: MachineState, slot: number, value: number
   freshEvent(s, writeEvent(m, slot), owner);
 }
 
-export function doRead(m: Machine, s: MachineState, slot: number, kind: typeof READ_GENERIC | typeof READ_WGMMA | typeof READ_STORE, role: number, owner: Knowledge): void {
-  // a new generic read needs a new fence before an async write
-  if (kind === READ_GENERIC) retireEvent(s, readFenceEvent(m, slot, role));
+export function doRead(m: Machine, s: MachineState, slot: number, kind: typeof READ_GENERIC | typeof READ_WGMMA | typeof READ_STORE | typeof READ_ATOMIC, role: number, owner: Knowledge): void {
+  // a new generic access needs a new fence before an async one
+  if (kind === READ_GENERIC || kind === READ_ATOMIC) retireEvent(s, readFenceEvent(m, slot, role));
   freshEvent(s, readEvent(m, slot, kind, role), owner);
 }
 

@@ -97,7 +97,7 @@ export class AmpleSets {
 }
 
 /** Role ops on slots, groups and copies, not on a barrier's phase: the probe's seeds in `choose`. */
-const ON_SLOTS_OR_GROUPS: ReadonlySet<string> = new Set(['read', 'write', 'wgmma.issue', 'wgmma.commit', 'tma.load', 'tma.store', 'bulk.commit', 'fence.proxy.async']);
+const ON_SLOTS_OR_GROUPS: ReadonlySet<string> = new Set(['read', 'write', 'atomic', 'wgmma.issue', 'wgmma.commit', 'tma.load', 'tma.store', 'bulk.commit', 'fence.proxy.async']);
 const onSlotsOrGroups = (kind: string | undefined): boolean => kind !== undefined && ON_SLOTS_OR_GROUPS.has(kind);
 
 /** Thrown by stuckNow past the closure's allowance of analyses, caught by `from`. */

@@ -59,6 +59,7 @@ export function describeOp(m: Machine, s: MachineState, r: number): string {
     case 'bar.arrive': return `${op.kind} ${a(0)}, ${a(1)}`;
     case 'read': return `read ${t(0)}${opt('expect', 0)}`;
     case 'write': return `write ${t(0)}${a(0) === '⊥' ? '' : `, ${a(0)}`}`;
+    case 'atomic': return `atomic ${t(0)}`;
   }
 }
 

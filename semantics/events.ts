@@ -7,11 +7,16 @@
 import type { Op, Program } from '../src/ir/program.ts';
 import type { ResolvedResource } from './machine.ts';
 
-/** Reader classes per slot: generic read, wgmma, TMA store. */
-export const READER_KINDS = 3;
+/**
+ * Reader classes per slot: generic read, wgmma, TMA store, and generic atomic (a read-modify-write:
+ * kept per role like a read, so that atomics need no order among themselves while a plain access
+ * must be ordered after every one of them).
+ */
+export const READER_KINDS = 4;
 export const READ_GENERIC = 0;
 export const READ_WGMMA = 1;
 export const READ_STORE = 2;
+export const READ_ATOMIC = 3;
 
 /** An event id no operation of the program can create: never present, known to nobody. */
 export const UNTRACKED = -1;
@@ -45,13 +50,15 @@ function readKind(op: Op): number | undefined {
       return READ_WGMMA;
     case 'tma.store':
       return READ_STORE;
+    case 'atomic':
+      return READ_ATOMIC;
     default:
       return undefined;
   }
 }
 
 function collectUses(program: Program, resources: ReadonlyMap<string, ResolvedResource>, slotOf: (res: ResolvedResource, i: number) => number): Uses {
-  const uses: Uses = { reads: program.roles.map(() => [new Set(), new Set(), new Set()]), genericWrites: new Set(), fencers: new Set() };
+  const uses: Uses = { reads: program.roles.map(() => [new Set(), new Set(), new Set(), new Set()]), genericWrites: new Set(), fencers: new Set() };
   const elements = (op: Op): number[] => {
     if (!('target' in op)) return [];
     const res = resources.get(op.target.name);
@@ -94,7 +101,8 @@ export function trackEvents(program: Program, resources: ReadonlyMap<string, Res
     for (let r = 0; r < R; r++) if (uses.fencers.has(r) && uses.genericWrites.has(x)) fence[x * R + r] = next++;
     for (let kind = 0; kind < READER_KINDS; kind++)
       for (let r = 0; r < R; r++) if (uses.reads[r]?.[kind]?.has(x)) read[(x * READER_KINDS + kind) * R + r] = next++;
-    for (let r = 0; r < R; r++) if (uses.fencers.size > 0 && uses.reads[r]?.[READ_GENERIC]?.has(x)) readFence[x * R + r] = next++;
+    // "a fence follows r's last generic access" (a read or an atomic) of the slot
+    for (let r = 0; r < R; r++) if (uses.fencers.size > 0 && (uses.reads[r]?.[READ_GENERIC]?.has(x) || uses.reads[r]?.[READ_ATOMIC]?.has(x))) readFence[x * R + r] = next++;
   }
   return { count: next, write, fence, read, readFence };
 }

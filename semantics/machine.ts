@@ -309,6 +309,7 @@ function compileOperands(
     case 'bar.arrive': return { refs: [], args: [ce(op.id, scope), ce(op.threads, scope)] };
     case 'read': return { refs: [cr(op.target, scope, loc)], args: [opt(op.expect)] };
     case 'write': return { refs: [cr(op.target, scope, loc)], args: [opt(op.value)] };
+    case 'atomic': return { refs: [cr(op.target, scope, loc)], args: [] };
   }
 }
 

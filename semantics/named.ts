@@ -7,8 +7,8 @@
 // | fence.proxy.async | generic writes and reads the role knows of are ordered before later async-proxy accesses |
 // Errors: id outside 0..15 (or the program's declared count), n not a positive multiple of 32, arrivals disagreeing on n or exceeding it.
 import { arg, fail, peekArg, type OpCtx, type OpRules } from './context.ts';
-import { freshEvent, has, isPresent, orInto, setBit } from './hb.ts';
-import { BAR_FREE, BAR_RELEASED, BAR_WAITING, READ_GENERIC, fenceEvent, readEvent, readFenceEvent, writeEvent, type MachineState } from './state.ts';
+import { freshEvent, has, isPresent, orInto, setBit, type Knowledge } from './hb.ts';
+import { BAR_FREE, BAR_RELEASED, BAR_WAITING, READ_ATOMIC, READ_GENERIC, fenceEvent, readEvent, readFenceEvent, writeEvent, type MachineState } from './state.ts';
 import type { Machine } from './machine.ts';
 
 function currentBarId(m: Machine, s: MachineState, r: number): number | undefined {
@@ -116,9 +116,8 @@ const fenceProxyAsync: OpRules = {
       // in the fencer's knowledge and travels with it (not a fresh event: several roles may fence
       // after one read, and whoever learns of any of those fences may overwrite the slot)
       for (let q = 0; q < m.roles.length; q++) {
-        const rd = readEvent(m, slot, READ_GENERIC, q);
         const rf = readFenceEvent(m, slot, q);
-        if (isPresent(s, rd) && has(know, rd)) {
+        if (fencedAccess(m, s, know, slot, q)) {
           setBit(s.hb.present, rf);
           setBit(know, rf);
         }
@@ -126,6 +125,15 @@ const fenceProxyAsync: OpRules = {
     }
   },
 };
+
+/** q's last generic accesses of the slot (a read, an atomic) are present, and the fencer knows every one of them. */
+function fencedAccess(m: Machine, s: MachineState, know: Knowledge, slot: number, q: number): boolean {
+  const rd = readEvent(m, slot, READ_GENERIC, q);
+  const ra = readEvent(m, slot, READ_ATOMIC, q);
+  const read = isPresent(s, rd);
+  const atomic = isPresent(s, ra);
+  return (read || atomic) && (!read || has(know, rd)) && (!atomic || has(know, ra));
+}
 
 /** True when the role's current bar.sync has arrived and not yet left (the op stays at pc). */
 export function staysAtBarrier(s: MachineState, r: number): boolean {

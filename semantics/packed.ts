@@ -5,7 +5,7 @@
 // checks; the rare ops init, inval, wait.token and named barriers) returns undefined and the
 // caller runs the readable rules on the decoded state. test/semantics/packed.test.ts checks
 // encode(step(s)) = packedStep(encode(s)) on states of every op family.
-import { READ_GENERIC, READ_STORE, READ_WGMMA, NO_TOKEN, BAR_WAITING, PHASE_BITS } from './state.ts';
+import { READ_ATOMIC, READ_GENERIC, READ_STORE, READ_WGMMA, NO_TOKEN, BAR_WAITING, PHASE_BITS } from './state.ts';
 import {
   indexTail,
   BAR_EXPECTED,
@@ -454,7 +454,7 @@ export class PackedRules {
     if (!async) return;
     if (this.unfencedGenericWrite(know, slot)) throw FALLBACK;
     for (let r = 0; r < this.L.roleCount; r++) {
-      if (!this.present(this.readEvent(slot, READ_GENERIC, r))) continue;
+      if (!this.present(this.readEvent(slot, READ_GENERIC, r)) && !this.present(this.readEvent(slot, READ_ATOMIC, r))) continue;
       const f = this.readFenceEvent(slot, r);
       if (!this.present(f) || !this.has(know, f)) throw FALLBACK;
     }
@@ -465,6 +465,14 @@ export class PackedRules {
     const we = this.writeEvent(slot);
     if (this.present(we) && !this.has(know, we)) throw FALLBACK;
     if (async && this.unfencedGenericWrite(know, slot)) throw FALLBACK;
+    // atomics (access.ts readRace): known, and fenced before an async read
+    for (let r = 0; r < this.L.roleCount; r++) {
+      const a = this.readEvent(slot, READ_ATOMIC, r);
+      if (!this.present(a)) continue;
+      if (!this.has(know, a)) throw FALLBACK;
+      const f = this.readFenceEvent(slot, r);
+      if (async && (!this.present(f) || !this.has(know, f))) throw FALLBACK;
+    }
   }
 
   private checkFifo(slot: number, expect: number): void {
@@ -772,7 +780,7 @@ export class PackedRules {
         this.fence(r);
         break;
       default:
-        // init, inval, wait.token, named barriers: the readable rules
+        // init, inval, wait.token, named barriers, atomics: the readable rules
         throw FALLBACK;
     }
     // this.w, not w: a list that grew may have moved the words
@@ -790,8 +798,12 @@ export class PackedRules {
       const f = this.fenceEvent(slot, r);
       if (this.w[this.L.slotGeneric + slot] !== 0 && this.present(we) && this.has(know, we) && !this.present(f)) this.freshEvent(f, know);
       for (let q = 0; q < this.L.roleCount; q++) {
+        // named.ts fencedAccess: q's last read and atomic, each known where present
         const rd = this.readEvent(slot, READ_GENERIC, q);
-        if (this.present(rd) && this.has(know, rd)) {
+        const ra = this.readEvent(slot, READ_ATOMIC, q);
+        const read = this.present(rd);
+        const atomic = this.present(ra);
+        if ((read || atomic) && (!read || this.has(know, rd)) && (!atomic || this.has(know, ra))) {
           const rf = this.readFenceEvent(slot, q);
           this.setBit(this.L.present, rf);
           this.setBit(know, rf);

@@ -3,8 +3,9 @@
 // | op              | effect                                                             |
 // | read S[s] [= v] | a read ordered after the slot's last write; FIFO check on v        |
 // | write S[s], v   | a write ordered after every earlier access; the slot now holds v   |
+// | atomic S[s]     | a read-modify-write: ordered as a write, but not after other atomics |
 // A generic write followed by an async-proxy read (wgmma, TMA store) needs fence.proxy.async (M13).
-import { doRead, doWrite, fifoMismatch, genericMark, readRace, writeRace } from './access.ts';
+import { atomicRace, doAtomic, doRead, doWrite, fifoMismatch, genericMark, readRace, writeRace } from './access.ts';
 import { arg, fail, resolve, type OpRules } from './context.ts';
 import { READ_GENERIC } from './state.ts';
 
@@ -38,4 +39,17 @@ const write: OpRules = {
   },
 };
 
-export const plainRules = { read, write } as const satisfies Record<string, OpRules>;
+const atomic: OpRules = {
+  blockedReason: () => undefined,
+  execute(ctx) {
+    const slot = resolve(ctx, 0);
+    if (slot === undefined) return;
+    const { s, m, r } = ctx;
+    const know = s.hb.roles[r] ?? [];
+    const race = atomicRace(m, s, know, slot, `atomic by ${m.roles[r]?.name}`, r);
+    if (race) return fail(ctx, 'race', race);
+    doAtomic(m, s, slot, r, know);
+  },
+};
+
+export const plainRules = { read, write, atomic } as const satisfies Record<string, OpRules>;

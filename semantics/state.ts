@@ -147,7 +147,7 @@ export function initialState(m: Machine): MachineState {
   };
 }
 
-export { READER_KINDS, READ_GENERIC, READ_WGMMA, READ_STORE } from './events.ts';
+export { READER_KINDS, READ_ATOMIC, READ_GENERIC, READ_WGMMA, READ_STORE } from './events.ts';
 
 /**
  * Words of one knowledge bitset: the tracked slot events (events.ts), then two phase-knowledge bits

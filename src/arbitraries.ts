@@ -51,6 +51,8 @@ export interface ArbProgramOptions {
   readonly maxStatements?: number;
   /** Most roles (default 3). */
   readonly maxRoles?: number;
+  /** Whether roles may use `atomic` (default false: SPIN's models have no atomics). */
+  readonly atomics?: boolean;
 }
 
 const num = (value: number): Expr => ({ kind: 'num', value });
@@ -115,7 +117,7 @@ function refTo(resources: readonly Resource[], vars: readonly string[]): fc.Arbi
 const optional = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(a, { nil: undefined });
 
 /** Operations of every family whose resources exist, with in-range operands. */
-function arbOp(resources: readonly Resource[], vars: readonly string[]): fc.Arbitrary<Op> {
+function arbOp(resources: readonly Resource[], vars: readonly string[], atomics = false): fc.Arbitrary<Op> {
   const arefs = resources.filter((r) => r.kind === 'aref');
   const bars = resources.filter((r) => r.kind === 'mbarrier');
   const buffers = resources.filter((r) => r.kind === 'buffer');
@@ -154,6 +156,7 @@ function arbOp(resources: readonly Resource[], vars: readonly string[]): fc.Arbi
       fc.tuple(s, optional(value)).map(([target, expect]): Op => (expect === undefined ? { kind: 'read', target } : { kind: 'read', target, expect })),
       fc.tuple(s, optional(value)).map(([target, v]): Op => (v === undefined ? { kind: 'write', target } : { kind: 'write', target, value: v })),
     );
+    if (atomics) ops.push(s.map((target): Op => ({ kind: 'atomic', target })));
     if (bars.length > 0) {
       // bytes must fit the slot the load writes, so draw the buffer first
       // sometimes one copy over several consecutive slots (as the lifter makes of a finely cut buffer)
@@ -170,7 +173,7 @@ function arbOp(resources: readonly Resource[], vars: readonly string[]): fc.Arbi
 
 /** A block at nesting `depth` with `vars` in scope; a loop at depth d binds i<d>, so none shadows another. */
 function arbBlock(resources: readonly Resource[], vars: readonly string[], depth: number, o: Required<ArbProgramOptions>): fc.Arbitrary<Stmt[]> {
-  const op = arbOp(resources, vars).map((x): Stmt => ({ kind: 'op', op: x }));
+  const op = arbOp(resources, vars, o.atomics).map((x): Stmt => ({ kind: 'op', op: x }));
   const choices: fc.WeightedArbitrary<Stmt>[] = [{ arbitrary: op, weight: 3 }];
   if (depth < o.maxNesting) {
     const loopVar = `i${depth}`;
@@ -189,7 +192,7 @@ function arbBlock(resources: readonly Resource[], vars: readonly string[], depth
 
 /** Random valid programs with params, all three resource kinds and roles using every op family. */
 export function arbProgram(options: ArbProgramOptions = {}): fc.Arbitrary<Program> {
-  const o: Required<ArbProgramOptions> = { maxNesting: 2, maxStatements: 4, maxRoles: 3, ...options };
+  const o: Required<ArbProgramOptions> = { maxNesting: 2, maxStatements: 4, maxRoles: 3, atomics: false, ...options };
   const params = fc.uniqueArray(fc.constantFrom('K', 'N', 'D', 'P'), { maxLength: 3 })
     .chain((names) => fc.tuple(...names.map((name) => fc.integer({ min: 0, max: 6 }).map((value): Param => ({ name, value })))));
   const sized = fc.integer({ min: 1, max: 4 });

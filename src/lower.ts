@@ -143,6 +143,7 @@ class RoleLowering {
       case 'wgmma.issue':
       case 'read':
       case 'write':
+      case 'atomic':
       case 'tma.store':
         return [{ ...op, target: this.dataSlot(op.target) }];
       case 'tma.load':

@@ -75,7 +75,13 @@ export type OtherOp =
   | { readonly kind: 'bar.arrive'; readonly id: Expr; readonly threads: Expr }
   | { readonly kind: 'fence.proxy.async' }
   | { readonly kind: 'read'; readonly target: Ref; readonly expect?: Expr }
-  | { readonly kind: 'write'; readonly target: Ref; readonly value?: Expr };
+  | { readonly kind: 'write'; readonly target: Ref; readonly value?: Expr }
+  /**
+   * A generic-proxy read-modify-write (PTX atom/red on shared memory). Atomics to one slot never
+   * race with each other (the PTX memory model: they are morally strong); with plain accesses and
+   * asynchronous ones they race as a write does.
+   */
+  | { readonly kind: 'atomic'; readonly target: Ref };
 
 export type Op = ArefOp | MbarrierOp | AsyncOp | OtherOp;
 
@@ -93,7 +99,7 @@ export const OP_FAMILY = {
   complete_tx: 'mbarrier', wait: 'mbarrier', 'wait.token': 'mbarrier', inval: 'mbarrier',
   'tma.load': 'async', 'tma.store': 'async', 'bulk.commit': 'async', 'bulk.wait': 'async',
   'wgmma.issue': 'async', 'wgmma.commit': 'async', 'wgmma.wait': 'async',
-  'bar.sync': 'named', 'bar.arrive': 'named', 'fence.proxy.async': 'fence', read: 'plain', write: 'plain',
+  'bar.sync': 'named', 'bar.arrive': 'named', 'fence.proxy.async': 'fence', read: 'plain', write: 'plain', atomic: 'plain',
 } as const satisfies Record<OpKind, string>;
 export type OpFamily = (typeof OP_FAMILY)[OpKind];
 

@@ -34,6 +34,7 @@ export const OP_FIELDS = {
   'fence.proxy.async': {},
   read: { target: 'ref', expect: 'expr?' },
   write: { target: 'ref', value: 'expr?' },
+  atomic: { target: 'ref' },
 } as const satisfies Record<OpKind, Record<string, FieldType>>;
 
 // ---- writing ------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ export function refRules(op: Op): RefRule[] {
       return target(['mbarrier']);
     case 'tma.load':
       return [...target(['buffer']), { ref: op.barrier, kinds: ['mbarrier'], role: 'the barrier of tma.load' }];
-    case 'tma.store': case 'read': case 'write':
+    case 'tma.store': case 'read': case 'write': case 'atomic':
       return target(['buffer']);
     case 'wgmma.issue':
       return target(['buffer', 'aref']);

@@ -12,7 +12,7 @@ export const OP_KEYWORDS: readonly string[] = [
   'init', 'arrive', 'arrive.expect_tx', 'expect_tx', 'complete_tx', 'wait', 'inval',
   'tma.load', 'tma.store', 'bulk.commit', 'bulk.wait',
   'wgmma.issue', 'mma.issue', 'wgmma.commit', 'wgmma.wait', 'mma.wait',
-  'bar.sync', 'bar.arrive', 'fence.proxy.async', 'read', 'write',
+  'bar.sync', 'bar.arrive', 'fence.proxy.async', 'read', 'write', 'atomic',
 ] satisfies readonly (OpKind | 'mma.issue' | 'mma.wait')[];
 
 export function isOpKeyword(text: string): boolean {
@@ -132,6 +132,9 @@ export function parseOp(ts: TokenStream): Op {
       op = value === undefined ? { kind: 'write', target } : { kind: 'write', target, value };
       break;
     }
+    case 'atomic':
+      op = { kind: 'atomic', target: ref() };
+      break;
     default:
       throw new InputError(`unknown operation '${name}'`, kw.loc);
   }

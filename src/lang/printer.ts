@@ -89,6 +89,7 @@ export function printOp(op: Op): string {
       return `${op.kind} ${printExpr(op.id)}, ${printExpr(op.threads)}`;
     case 'read': return `read ${ref(op.target)}${opt('expect', op.expect)}`;
     case 'write': return `write ${ref(op.target)}${op.value === undefined ? '' : `, ${printExpr(op.value)}`}`;
+    case 'atomic': return `atomic ${ref(op.target)}`;
   }
 }
 

@@ -200,6 +200,9 @@ export function stepMessages(m: Machine, step: StepRecord): Message[] {
     case 'write':
       add(role, to(t0), `write${val(0) === '⊥' ? '' : ` ${val(0)}`}`);
       break;
+    case 'atomic':
+      add(role, to(t0), 'atomic');
+      break;
   }
   return out;
 }

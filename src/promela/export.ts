@@ -10,7 +10,7 @@
 import { unitRoles } from '../../semantics/async.ts';
 import { compileMachine, type Machine } from '../../semantics/index.ts';
 import { InputError } from '../diag.ts';
-import { programLevel, type Level, type Program, type Stmt } from '../ir/program.ts';
+import { forEachOp, programLevel, type Level, type Program, type Stmt } from '../ir/program.ts';
 import { lowerProgram } from '../lower.ts';
 import { foldExpr, promelaExpr } from './expr.ts';
 import { promelaLayout, type PromelaLayout } from './layout.ts';
@@ -36,6 +36,13 @@ export interface PromelaModel {
   readonly layout: PromelaLayout;
 }
 
+/** The Promela models have no atomics (their race rules are arefcheck's alone, semantics/access.ts): refused, with the op's place. */
+function refuseAtomics(program: Program): void {
+  forEachOp(program, (op, _role, loc) => {
+    if (op.kind === 'atomic') throw new InputError("'atomic' (a shared-memory atomic) has no Promela model: export a program without it", loc);
+  });
+}
+
 export function toPromela(program: Program, options: PromelaOptions = {}): PromelaModel {
   const own = programLevel(program);
   const level = options.level ?? own;
@@ -43,6 +50,7 @@ export function toPromela(program: Program, options: PromelaOptions = {}): Prome
   // an aref program at the mbarrier level is lowered and watched by the refinement monitor
   const refinement = level === 'mbarrier' && own === 'aref';
   const exported = refinement ? lowerProgram(program) : program;
+  refuseAtomics(exported);
   const m = compileMachine(exported, { literal: options.literal ?? false, params: options.params ?? new Map<string, number>() });
   const layout = promelaLayout(m, options.groups === undefined ? {} : { groups: options.groups });
   const parts = [

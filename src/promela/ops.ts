@@ -253,6 +253,8 @@ export function opPromela(op: Op, c: OpContext): string {
       return dstep('viol == 0', withElement(c, op.target, 's_x', lines(`readRace(${me}, s_x, 0)`, ok(`fifoCheck(s_x, ${optional(c, op.expect)})`), ok(`doRead(s_x, GEN, ${r}, ${me})`))));
     case 'write':
       return dstep('viol == 0', withElement(c, op.target, 's_x', lines(`writeRace(${me}, s_x, 0)`, ok(`doWrite(s_x, ${optional(c, op.value)}, 1, ${me})`))));
+    case 'atomic':
+      throw new Error('unreachable: toPromela refuses programs with atomics');
   }
 }
 

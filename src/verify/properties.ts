@@ -20,7 +20,7 @@ const BLOCKS = {
   init: false, arrive: false, 'arrive.expect_tx': false, expect_tx: false, complete_tx: false, wait: true, 'wait.token': true, inval: false,
   'tma.load': false, 'tma.store': false, 'bulk.commit': false, 'bulk.wait': true,
   'wgmma.issue': false, 'wgmma.commit': false, 'wgmma.wait': true,
-  'bar.sync': true, 'bar.arrive': false, 'fence.proxy.async': false, read: false, write: false,
+  'bar.sync': true, 'bar.arrive': false, 'fence.proxy.async': false, read: false, write: false, atomic: false,
 } as const satisfies Record<OpKind, boolean>;
 const SYNC_FAMILIES: ReadonlySet<string> = new Set(['aref', 'mbarrier', 'async', 'named']);
 
@@ -33,6 +33,7 @@ function accessor(op: Op, role: number, at: number, looped: boolean): { agents: 
   switch (op.kind) {
     case 'put':
     case 'write':
+    case 'atomic':
       return { agents: [`r${role}`], writes: true };
     case 'get':
     case 'read':

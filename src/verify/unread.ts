@@ -7,7 +7,7 @@ import { forEachOp, type Program } from '../ir/program.ts';
 export function unreadBuffers(program: Program): Set<string> {
   const read = new Set<string>();
   forEachOp(program, (op) => {
-    if (op.kind === 'read' || op.kind === 'get' || op.kind === 'wgmma.issue' || op.kind === 'tma.store') read.add(op.target.name);
+    if (op.kind === 'read' || op.kind === 'atomic' || op.kind === 'get' || op.kind === 'wgmma.issue' || op.kind === 'tma.store') read.add(op.target.name);
   });
   return new Set(program.resources.filter((r) => (r.kind === 'buffer' || r.kind === 'aref') && !read.has(r.name)).map((r) => r.name));
 }

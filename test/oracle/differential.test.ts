@@ -58,7 +58,7 @@ function agree(c: Case, plant: Plant = 'none'): { compared: boolean; same: boole
 const ringCase = (r: RingSpec): Case => ({ name: `ring ${JSON.stringify(r)}`, program: parseProgramText(ringText(r), 'ring.aref'), level: 'mbarrier', literal: false });
 
 /** Random programs of every family at their own level (and, for pure aref programs, lowered). */
-const arbCases: fc.Arbitrary<Case[]> = fc.tuple(arbProgram({ maxNesting: 2, maxStatements: 3, maxRoles: 3 }), fc.boolean()).map(([program, literal]) => {
+const arbCasesOf = (atomics: boolean): fc.Arbitrary<Case[]> => fc.tuple(arbProgram({ maxNesting: 2, maxStatements: 3, maxRoles: 3, atomics }), fc.boolean()).map(([program, literal]) => {
   const level = programLevel(program);
   const cases: Case[] = [{ name: 'random program', program, level, literal }];
   if (level === 'aref') {
@@ -71,6 +71,7 @@ const arbCases: fc.Arbitrary<Case[]> = fc.tuple(arbProgram({ maxNesting: 2, maxS
   }
   return cases;
 });
+const arbCases = arbCasesOf(false);
 
 /** The Tawa pipeline family at both levels. */
 const pipelineCases: Case[] = [];
@@ -98,6 +99,29 @@ describe('differential: checker and oracle agree', () => {
     fc.assert(fc.property(arbCases, (cs) => cs.forEach(check)), { seed: 1206, numRuns: 1500 });
     expect(disagreements.slice(0, 5)).toEqual([]);
     expect(compared).toBeGreaterThanOrEqual(2000);
+  }, 300_000);
+
+  // shared-memory atomics (atom/red): they race with plain and async accesses, never with each other
+  it('on 600+ generated programs with atomics (seeded), some of which race only through an atomic', () => {
+    let compared = 0;
+    let atomicRaces = 0;
+    const disagreements: string[] = [];
+    fc.assert(
+      fc.property(arbCasesOf(true), (cs) => {
+        for (const c of cs) {
+          const r = agree(c);
+          if (!r.compared) continue;
+          compared += 1;
+          if (!r.same) disagreements.push(r.detail);
+          const race = verifyProgram(c.program, { level: c.level, literal: c.literal, maxStates: MAX_STATES }).violations.find((v) => v.kind === 'race');
+          if (race && /atomic/.test(race.message)) atomicRaces += 1;
+        }
+      }),
+      { seed: 1208, numRuns: 700 },
+    );
+    expect(disagreements.slice(0, 5)).toEqual([]);
+    expect(compared).toBeGreaterThanOrEqual(600);
+    expect(atomicRaces).toBeGreaterThan(10);
   }, 300_000);
 });
 

@@ -217,9 +217,18 @@ function checkWrite(s: OState, slot: number, clock: Clock, async = false, value?
   if (!async) return;
   if (sl.write && sl.generic && !Object.values(sl.fences).some((f) => knows(clock, f))) throw new Fail('race', 'async write without proxy fence');
   for (const key of Object.keys(sl.reads)) {
-    if (!key.startsWith('generic:')) continue;
-    if (!Object.values(sl.readFences[key] ?? {}).some((f) => knows(clock, f))) throw new Fail('race', 'async write after a generic read without proxy fence');
+    if (!key.startsWith('generic:') && !key.startsWith('atomic:')) continue;
+    if (!Object.values(sl.readFences[key] ?? {}).some((f) => knows(clock, f))) throw new Fail('race', 'async write after a generic access without proxy fence');
   }
+}
+
+/** An atomic read-modify-write: ordered like a write, except after other atomics (kept with the reads, keyed atomic:ROLE). */
+function checkAtomic(s: OState, slot: number, clock: Clock): void {
+  const sl = s.slots[slot]!;
+  if (s.tma.some((t) => slot >= t.slot && slot < t.slot + t.span)) throw new Fail('race', 'atomic while a copy lands');
+  if (asyncReading(s, slot)) throw new Fail('race', 'atomic while an async read is outstanding');
+  if (sl.write && !knows(clock, sl.write)) throw new Fail('race', 'atomic after write');
+  for (const [key, e] of Object.entries(sl.reads)) if (!key.startsWith('atomic:') && !knows(clock, e)) throw new Fail('race', 'atomic after read');
 }
 
 function checkRead(s: OState, slot: number, clock: Clock, async: boolean): void {
@@ -227,6 +236,11 @@ function checkRead(s: OState, slot: number, clock: Clock, async: boolean): void 
   if (s.tma.some((t) => slot >= t.slot && slot < t.slot + t.span)) throw new Fail('race', 'read while a copy lands');
   if (sl.write && !knows(clock, sl.write)) throw new Fail('race', 'read after write');
   if (async && sl.write && sl.generic && !Object.values(sl.fences).some((f) => knows(clock, f))) throw new Fail('race', 'async read without proxy fence');
+  for (const [key, e] of Object.entries(sl.reads)) {
+    if (!key.startsWith('atomic:')) continue;
+    if (!knows(clock, e)) throw new Fail('race', 'read after atomic');
+    if (async && !Object.values(sl.readFences[key] ?? {}).some((f) => knows(clock, f))) throw new Fail('race', 'async read after an atomic without proxy fence');
+  }
 }
 
 function checkFifo(s: OState, slot: number, expect: number | undefined): void {
@@ -526,7 +540,7 @@ function runOp(w: World, s: OState, r: number): void {
       for (const sl of s.slots) {
         if (sl.write && sl.generic && knows(rs.clock, sl.write) && !sl.fences[`r${r}`]) sl.fences[`r${r}`] = here(rs, r);
         for (const [key, e] of Object.entries(sl.reads))
-          if (key.startsWith('generic:') && knows(rs.clock, e)) (sl.readFences[key] ??= {})[`r${r}`] ??= here(rs, r);
+          if ((key.startsWith('generic:') || key.startsWith('atomic:')) && knows(rs.clock, e)) (sl.readFences[key] ??= {})[`r${r}`] ??= here(rs, r);
       }
       break;
     case 'read': {
@@ -543,6 +557,15 @@ function runOp(w: World, s: OState, r: number): void {
       const v = value(w, op.value, env);
       checkWrite(s, slot, rs.clock, false, v);
       write(s, slot, v, true, here(rs, r));
+      break;
+    }
+    case 'atomic': {
+      const slot = slotOf(w, op.target, env);
+      checkAtomic(s, slot, rs.clock);
+      const sl = s.slots[slot]!;
+      sl.value = undefined;
+      sl.reads[`atomic:${r}`] = here(rs, r);
+      delete sl.readFences[`atomic:${r}`];
       break;
     }
   }

@@ -109,6 +109,7 @@ describe('packed successors equal the readable rules', () => {
   it('random programs of every op family: random walks', () => {
     const programs = fc.oneof(
       arbProgram(),
+      arbProgram({ atomics: true }),
       fc.tuple(arbPipelineParams(), fc.constantFrom('aref' as const, 'mbarrier' as const)).map(([p, level]) => pipelineProgram({ ...p, level })),
     );
     const tally = { packed: 0, readable: 0 };

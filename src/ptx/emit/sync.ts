@@ -154,6 +154,7 @@ export function emitSyncOp(r: RoleCtx, op: Op, scope: Scope, loc: Loc | undefine
     case 'tma.load':
     case 'read':
     case 'write':
+    case 'atomic':
     case 'wgmma.issue':
       return false;
   }
