@@ -239,6 +239,12 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
       `test_wait at line${polled.length > 1 ? 's' : ''} ${polled.join(', ')} is polled (it returned false while its phase was pending, and the kernel went on with other work): its outcomes depend on timing, and the program follows those of the lifter's one schedule, each true one a wait where it fell; other orders of the polled work are not checked`,
     );
   }
+  const invals = facts.droppedInvals ?? [];
+  if (invals.length > 0) {
+    out.push(
+      `mbarrier.inval at line${invals.length > 1 ? 's' : ''} ${invals.join(', ')} runs on one side of a branch on data (which thread invalidates is decided at run time, as in a last-one-out teardown: libcu++'s cuda::pipeline): the invalidation is left out of the program, so a use of those barriers after it is not checked`,
+    );
+  }
   const tried = facts.triedFalse ?? [];
   if (tried.length > 0) {
     const shown = tried.length > 8 ? `${tried.slice(0, 8).join(', ')}, …` : tried.join(', ');

@@ -52,6 +52,8 @@ export interface ClusterRun {
   readonly polled: readonly number[];
   /** lines of a try_wait not in a spin loop: its false first try let the kernel go on (a token) */
   readonly triedFalse: readonly number[];
+  /** lines of mbarrier.inval that only a branch on data reaches (the last thread out of a teardown), left out */
+  readonly droppedInvals: readonly number[];
   /** per function, 1 at each pc some warp executed (the run's path: inert.ts `runRelevance`) */
   readonly executed: ReadonlyMap<FlatFunction, Uint8Array>;
 }
@@ -76,13 +78,14 @@ export function runCluster(
   const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
   // what the run recorded, however it ended: each warp's events, and the descriptor updates it ran
-  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'descriptorBoxes' | 'polled' | 'triedFalse' | 'executed'> => ({
+  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'descriptorBoxes' | 'polled' | 'triedFalse' | 'droppedInvals' | 'executed'> => ({
     executed: sim.executed,
     warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })),
     descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b),
     descriptorBoxes: sim.descriptors.boxes(),
     polled: [...sim.polled].sort((a, b) => a - b),
     triedFalse: [...sim.triedFalse].filter((line) => !sim.spunOn.has(line)).sort((a, b) => a - b),
+    droppedInvals: [...sim.droppedInvals].sort((a, b) => a - b),
   });
   for (let rank = 0; rank < nctas; rank++) {
     const clusterCtaid: [number, number, number] = [rank % cx, Math.floor(rank / cx) % cy, Math.floor(rank / (cx * cy))];

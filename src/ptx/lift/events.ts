@@ -62,6 +62,7 @@ export type WarpEvent =
    * when present, are the disjoint runs they actually cover (absent: all of [lo, hi)); `data`, for
    * a store whose addresses and values are all known, lists them (equal data: a replicated store).
    */
-  | { readonly k: 'read' | 'write'; readonly cta: number; readonly lo: number; readonly hi: number; readonly parts?: readonly (readonly [number, number])[]; readonly data?: string; readonly loc: Loc };
+  /** `atomic`: a write by atom/red, which races with no other atomic (semantics/access.ts) */
+  | { readonly k: 'read' | 'write'; readonly cta: number; readonly lo: number; readonly hi: number; readonly parts?: readonly (readonly [number, number])[]; readonly data?: string; readonly atomic?: true; readonly loc: Loc };
 
 export type WarpEventKind = WarpEvent['k'];

@@ -259,19 +259,19 @@ function smemLanes(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg:
  * Record a generic shared-memory access of the warp: one event per CTA it touches, with the
  * lanes' bytes as merged runs when they are not one (a swizzled epilogue store: warps interleave).
  */
-export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined, bytes: number, kind: 'read' | 'write', data?: string): void {
+export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined, bytes: number, kind: 'read' | 'write' | 'atomic', data?: string): void {
   const byCta = new Map<number, [number, number][]>();
   for (const x of smemLanes(w, fr, ins, m, addrArg)) {
     const r = byCta.get(x.cta) ?? [];
     r.push([x.addr, x.addr + bytes]);
     byCta.set(x.cta, r);
-    if (kind === 'write') w.sim.cta(x.cta).smem.forget(x.addr, x.addr + bytes);
+    if (kind !== 'read') w.sim.cta(x.cta).smem.forget(x.addr, x.addr + bytes);
   }
   for (const [cta, ranges] of byCta) {
     const runs = mergeRanges(ranges);
     const lo = runs[0]?.[0] ?? 0;
     const hi = runs.at(-1)?.[1] ?? 0;
-    if (lo < hi) w.event({ k: kind, cta, lo, hi, ...(runs.length > 1 ? { parts: runs } : {}), ...(data !== undefined ? { data } : {}), loc: ins.loc });
+    if (lo < hi) w.event({ k: kind === 'read' ? 'read' : 'write', cta, lo, hi, ...(runs.length > 1 ? { parts: runs } : {}), ...(data !== undefined ? { data } : {}), ...(kind === 'atomic' ? { atomic: true as const } : {}), loc: ins.loc });
   }
   // a load lands in its destination registers (ld, ldmatrix); a read without one is never known over
   if (kind === 'read') w.loads.issued(fr.regs, ins.op.base === 'ld' || ins.op.base === 'ldmatrix' ? ins.args[0] : undefined);
@@ -428,9 +428,50 @@ function atomic(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const eb = typeBytes(opType(ins.op).name) || 4;
   const addr = addrArg ? w.address(fr, addrArg) : UNINIT;
   const where = classify(ins.op, addr);
-  if (addrArg && where === 'shared') smemRange(w, fr, ins, m, addrArg, eb, 'write');
+  if (addrArg && where === 'shared') {
+    const after = sharedCombined(w, fr, ins, m, addr, eb);
+    smemRange(w, fr, ins, m, addrArg, eb, 'atomic');
+    for (const [at, v] of after ?? []) w.sim.cta(at.cta).smem.store(at.addr, eb, v);
+  }
   if (where === 'global') wroteGlobal(w, addr, m, 1, eb, ins.loc.line);
   if (hasDest && !(addrArg && counterAdd(w, fr, ins, m, addrArg))) w.clobber(fr, ins, m);
+}
+
+/** Integer read-modify-writes whose result does not depend on the order the threads apply them in. */
+const COMMUTING: Readonly<Record<string, (a: bigint, b: bigint) => bigint>> = {
+  add: (a, b) => a + b,
+  and: (a, b) => a & b,
+  or: (a, b) => a | b,
+  xor: (a, b) => a ^ b,
+};
+
+/**
+ * What an integer `atom`/`red` on shared memory leaves in its cells, when the cells hold known
+ * values and the lanes' operands are known (libcu++'s `cuda::make_pipeline` counts its producer
+ * threads with `atom.add` on a shared word that thread 0 zeroed; thread 0 then reads the count as
+ * the stage barriers' arrival count, after a `bar.sync`). Only operations that commute: any order
+ * of the threads leaves the same value. What each thread gets back does depend on that order, so
+ * the destination stays unknown (`clobber`). Undefined when something is not known.
+ */
+function sharedCombined(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addr: Val, eb: number): Map<{ cta: number; addr: number }, bigint> | undefined {
+  const kind = ins.op.parts.find((p) => p in COMMUTING);
+  const src = ins.args[ins.op.base === 'atom' ? 2 : 1];
+  if (kind === undefined || !src || opType(ins.op).float || ins.args.length > (ins.op.base === 'atom' ? 3 : 2)) return undefined;
+  const f = COMMUTING[kind]!;
+  const amount = w.read(fr, src);
+  const cells = new Map<string, { at: { cta: number; addr: number }; v: bigint }>();
+  for (let l = 0; l < WARP; l++) {
+    if (((m >>> l) & 1) === 0) continue;
+    const x = laneOf(addr, l);
+    const v = laneOf(amount, l);
+    if (typeof x !== 'bigint' || typeof v !== 'bigint') return undefined;
+    const at = w.smem(x, ins, 'shared-memory');
+    const key = `${at.cta}:${at.addr}`;
+    const old = cells.get(key)?.v ?? w.sim.cta(at.cta).smem.load(at.addr, eb);
+    if (typeof old !== 'bigint') return undefined;
+    cells.set(key, { at, v: BigInt.asUintN(eb * 8, f(old, v)) });
+  }
+  return new Map([...cells.values()].map((c) => [c.at, c.v]));
 }
 
 /**

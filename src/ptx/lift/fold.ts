@@ -103,7 +103,7 @@ function mergeGap(merged: Merged[], next: readonly WarpOp[], warp: number): Merg
 type Unit = { readonly kind: 'op'; readonly op: WarpOp } | { readonly kind: 'access'; readonly ops: readonly WarpOp[] };
 
 function isAccess(o: WarpOp): boolean {
-  return o.op.kind === 'read' || o.op.kind === 'write';
+  return o.op.kind === 'read' || o.op.kind === 'write' || o.op.kind === 'atomic';
 }
 
 /** Split a warp's ops into its skeleton units and the single-issuer gaps before each (and after the last). */
@@ -208,7 +208,7 @@ interface Touch {
 /** What a warp's access unit touched, one entry per PTX access. */
 function touches(u: Unit | undefined): Touch[] {
   if (u?.kind !== 'access') return [];
-  return u.ops.flatMap((o) => (o.bytes ?? []).map((b) => ({ ...b, write: o.op.kind === 'write' })));
+  return u.ops.flatMap((o) => (o.bytes ?? []).map((b) => ({ ...b, write: o.op.kind !== 'read' })));
 }
 
 function intersect(a: readonly (readonly [number, number])[], b: readonly (readonly [number, number])[]): boolean {

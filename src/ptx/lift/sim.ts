@@ -143,6 +143,8 @@ export class ClusterSync {
   readonly descriptors = new KernelDescriptors();
   /** lines of test_wait that returned false at least once: the kernel polls, and the run followed one schedule's outcomes */
   readonly polled = new Set<number>();
+  /** lines of mbarrier.inval on one side of a branch on data (a last-one-out teardown), left out of the program */
+  readonly droppedInvals = new Set<number>();
   /** lines of try_wait whose first try at a phase returned false */
   readonly triedFalse = new Set<number>();
   /** lines of try_wait tried again on the same phase with nothing recorded between: spin loops */

@@ -180,13 +180,14 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
   // leaves a barrier unbalanced.
   const reads = readRanges(warps, layout);
   const usual = sizeMaps(warps, unsized, layout, reads, options, false);
-  const before = balancedBarriers(warps, usual);
-  let sizes = usual;
+  const before = balancedBarriers(warps, usual.sizes);
+  let { sizes, room } = usual;
   if (before.unbalanced) {
     const strict = sizeMaps(warps, unsized, layout, reads, options, true);
-    const after = balancedBarriers(warps, strict).balanced;
-    if (after.size > before.balanced.size && [...before.balanced].every((k) => after.has(k))) sizes = strict;
+    const after = balancedBarriers(warps, strict.sizes).balanced;
+    if (after.size > before.balanced.size && [...before.balanced].every((k) => after.has(k))) ({ sizes, room } = strict);
   }
+  sizes = partialReaders(warps, sizes, room);
 
   const counts = new Map<string, number>();
   const out = warps.map((w: readonly WarpEvent[]) =>
@@ -204,12 +205,56 @@ export function sizeTensorCopies(warps: readonly (readonly WarpEvent[])[], layou
       return { ...e, bytes: size.bytes };
     }),
   );
+  // a tensor store through a map that also loads moves the same box: the whole tile, not only
+  // the bytes the threads staged in it (the Programming Guide's 2-D example changes one row of 8)
+  for (const w of out) {
+    w.forEach((e, i) => {
+      const size = e.k === 'tma.store' && e.map !== undefined ? sizes.get(e.map) : undefined;
+      if (e.k === 'tma.store' && size !== undefined && counts.has(keyOf(e))) w[i] = { ...e, bytes: size.bytes };
+    });
+  }
   const maps = [...sizes].filter(([key]) => counts.has(key)).map(([map, s]) => ({ map, bytes: s.bytes, how: s.how, copies: counts.get(map) ?? 0 }));
   return { warps: out, maps };
 }
 
-/** Box sizes by map, by the rules of the header; `strict` bounds footprints by every other copy. */
-function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly TmaLoad[], layout: SmemLayout, reads: readonly (readonly [number, number][])[], options: SizingOptions, strict: boolean): Sizes {
+/**
+ * A footprint is what the consumers read, so it bounds the box from below only: the Programming
+ * Guide's 2-D TMA example loads an 8×32 tile into a buffer of exactly that size and reads one row
+ * of it. A map sized by its footprint is sized from expect_tx instead where the footprint leaves
+ * its barriers short of what expect_tx announces and those bytes fill the copy's room exactly
+ * (up to the end of its variable, the next barrier or the next copy): the layout and expect_tx
+ * then agree against the footprint. A wrong expect_tx (M3, M4) agrees with neither the footprint
+ * nor the room, and stays visible.
+ */
+function partialReaders(warps: readonly (readonly WarpEvent[])[], sizes: Sizes, room: ReadonlyMap<string, number>): Sizes {
+  let out = sizes;
+  for (const [key, size] of sizes) {
+    if (size.how !== 'footprint') continue;
+    const without: Sizes = new Map(out);
+    without.delete(key);
+    const offers = new Set<number>();
+    for (const { expected, known, open } of txBalance(warps, without).values()) {
+      const copies = open.get(key);
+      if (copies === undefined) continue;
+      offers.add(expected !== undefined && open.size === 1 ? (expected - known) / copies : -1);
+    }
+    const [only] = offers;
+    if (offers.size === 1 && only !== undefined && Number.isInteger(only) && only > size.bytes && only === room.get(key)) {
+      out = new Map(out).set(key, { bytes: only, how: 'expect_tx' });
+    }
+  }
+  return out;
+}
+
+/** Box sizes by map, by the rules of the header; `strict` bounds footprints by every other copy. Also each map's room: the least space any of its copies has below its hard bound. */
+function sizeMaps(
+  warps: readonly (readonly WarpEvent[])[],
+  unsized: readonly TmaLoad[],
+  layout: SmemLayout,
+  reads: readonly (readonly [number, number][])[],
+  options: SizingOptions,
+  strict: boolean,
+): { sizes: Sizes; room: Map<string, number> } {
   const sizes: Sizes = new Map();
   const set = (key: string, bytes: number, how: SizeSource): void => {
     if (!sizes.has(key) && Number.isInteger(bytes) && bytes > 0) sizes.set(key, { bytes, how });
@@ -354,7 +399,7 @@ function sizeMaps(warps: readonly (readonly WarpEvent[])[], unsized: readonly Tm
   }
   // 5. the gap
   for (const [key, gap] of gaps) set(key, gap, 'gap');
-  return sizes;
+  return { sizes, room };
 }
 
 /** The smallest of `xs` above a point. */

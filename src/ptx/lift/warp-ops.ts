@@ -34,11 +34,11 @@ function sameRef(a: Ref, b: Ref): boolean {
 }
 
 /** The op of the current run of generic accesses that already does `kind` on `ref`, if any. */
-function inAccessRun(ops: readonly WarpOp[], kind: 'read' | 'write', ref: Ref): WarpOp | undefined {
+function inAccessRun(ops: readonly WarpOp[], kind: 'read' | 'write' | 'atomic', ref: Ref): WarpOp | undefined {
   for (let i = ops.length - 1; i >= 0; i--) {
     const o = ops[i];
     const op = o?.op;
-    if (!op || (op.kind !== 'read' && op.kind !== 'write')) return undefined;
+    if (!op || (op.kind !== 'read' && op.kind !== 'write' && op.kind !== 'atomic')) return undefined;
     if (op.kind === kind && sameRef(op.target, ref)) return o;
   }
   return undefined;
@@ -182,9 +182,10 @@ export function warpOps(events: readonly WarpEvent[], res: ResourceMap, layout: 
           const touched: AccessBytes = { cta: e.cta, runs: e.parts ?? [[e.lo, e.hi]], ...(e.data !== undefined ? { data: e.data } : {}) };
           // in a run of generic accesses with no synchronization between them, order does not
           // matter: one read (write) per slot stands for the run (a loop of loads over a slot)
-          const same = inAccessRun(out, e.k, p.ref);
+          const kind = e.k === 'write' && e.atomic === true ? 'atomic' : e.k;
+          const same = inAccessRun(out, kind, p.ref);
           if (same) same.bytes?.push(touched);
-          else out.push({ op: { kind: e.k, target: p.ref }, loc, collective: true, bytes: [touched] });
+          else out.push({ op: { kind, target: p.ref }, loc, collective: true, bytes: [touched] });
         }
         break;
     }

@@ -678,7 +678,9 @@ export class WarpInterp {
     if (taken.live !== fallthrough.live) refuse('lanes exit on one side only');
     // the same synchronization on both sides; the accesses of either (fork-events.ts)
     const joined =
-      joinSides(taken.events, fallthrough.events) ?? refuse(`its sides synchronize differently (${describeEvents(taken.events)} / ${describeEvents(fallthrough.events)})`);
+      joinSides(taken.events, fallthrough.events) ??
+      this.joinWithoutInvals(taken.events, fallthrough.events) ??
+      refuse(`its sides synchronize differently (${describeEvents(taken.events)} / ${describeEvents(fallthrough.events)})`);
     // join: the fall-through side's state (the same synchronization), one copy of its events, and
     // the registers and memory the sides disagree on unknown
     const unknown = new Unknown(`a value that depends on the branch on data at line ${ins.loc.line}`, undefined, why.origin ?? why.why);
@@ -715,6 +717,24 @@ export class WarpInterp {
     for (const e of joined) this.event(e);
     g.pc = join;
     yield* [];
+  }
+
+  /**
+   * Sides that differ only in mbarrier.inval: a teardown that the last thread out runs, elected by
+   * data (libcu++'s cuda::pipeline: each warp subtracts its threads from a shared count with
+   * `atom.add`, and the one that takes it to 0 invalidates the stage barriers). Which warp that
+   * is depends on timing, so no side can stand for every run: the invals are left out (an inval
+   * never blocks, so no hang or race of the rest is hidden) and the report says so.
+   */
+  private joinWithoutInvals(taken: readonly WarpEvent[], fallthrough: readonly WarpEvent[]): WarpEvent[] | undefined {
+    const invals = [...taken, ...fallthrough].filter((e) => e.k === 'inval');
+    if (invals.length === 0) return undefined;
+    const joined = joinSides(
+      taken.filter((e) => e.k !== 'inval'),
+      fallthrough.filter((e) => e.k !== 'inval'),
+    );
+    if (joined) for (const e of invals) this.sim.droppedInvals.add(e.loc.line);
+    return joined;
   }
 
   /** Everything a side of a branch on data may change but the registers (those are journaled). */
