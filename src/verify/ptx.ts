@@ -239,6 +239,13 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
       `test_wait at line${polled.length > 1 ? 's' : ''} ${polled.join(', ')} is polled (it returned false while its phase was pending, and the kernel went on with other work): its outcomes depend on timing, and the program follows those of the lifter's one schedule, each true one a wait where it fell; other orders of the polled work are not checked`,
     );
   }
+  const ampere = facts.ampereCopies ?? [];
+  if (ampere.length > 0) {
+    const shown = ampere.length > 8 ? `${ampere.slice(0, 8).join(', ')}, …` : ampere.join(', ');
+    out.push(
+      `Ampere cp.async at line${ampere.length > 1 ? 's' : ''} ${shown}: each copy is taken to land when it is issued, and cp.async.commit_group/wait_group are not modelled, so a read of a cp.async destination before the wait that covers it is not reported (its mbarrier arrive-on, cp.async.mbarrier.arrive, is modelled)`,
+    );
+  }
   const invals = facts.droppedInvals ?? [];
   if (invals.length > 0) {
     out.push(

@@ -85,6 +85,8 @@ export interface LiftFacts {
   readonly polled?: readonly number[];
   /** lines of a try_wait not in a spin loop: its first try at each phase returned false and the kernel went on (a token it may drop) */
   readonly triedFalse?: readonly number[];
+  /** lines of Ampere cp.async copies and of their commit_group/wait_group that ran: the copies are taken to land at issue */
+  readonly ampereCopies?: readonly number[];
   /** lines of mbarrier.inval only a branch on data reaches (a last-one-out teardown): left out of the program */
   readonly droppedInvals?: readonly number[];
   /** expect_tx byte counts read from launch values not given, taken as what the copies deliver */
@@ -430,6 +432,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     ...(trace.run.polled.length > 0 ? { polled: trace.run.polled } : {}),
     ...(trace.run.triedFalse.length > 0 ? { triedFalse: trace.run.triedFalse } : {}),
     ...(trace.run.droppedInvals.length > 0 ? { droppedInvals: trace.run.droppedInvals } : {}),
+    ...(trace.run.ampereCopies.length > 0 ? { ampereCopies: trace.run.ampereCopies } : {}),
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
     ...(trace.launch.spins.size > 0 ? { spins: [...trace.launch.spins].map(([line, sp]) => ({ line, flag: sp.flag, times: sp.times })) } : {}),

@@ -345,8 +345,9 @@ function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const rest = reduce ? p.slice(1) : p;
   if (rest[0] !== 'async') return w.clobber(fr, ins, m);
   if (rest[1] !== 'bulk') {
-    // Ampere cp.async: a shared-memory write, modelled at issue
+    // Ampere cp.async: a shared-memory write, modelled at issue; its groups are not (reported)
     if (rest[1] === 'mbarrier') return cpAsyncArrive(w, fr, ins, m);
+    w.sim.ampereCopies.add(line);
     if (rest[1] === 'ca' || rest[1] === 'cg') {
       const size = w.read(fr, ins.args[2] ?? { k: 'imm', v: 16n });
       smemRange(w, fr, ins, m, ins.args[0], typeof size === 'bigint' ? Number(size) : 16, 'write');
