@@ -112,3 +112,26 @@ describe('cuda::pipeline: warp-specialized with Ampere cp.async', () => {
     expect(r.stdout).toMatch(/Ampere cp\.async at lines [\d, ]+: each copy is taken to land when it is issued/);
   }, 60_000);
 });
+
+describe('distributed shared memory histogram (a 2-CTA cluster, atomics into the owner\'s bins)', () => {
+  // array_size (a size_t: a count, not a pointer) 1024, 128 bins, 64 per CTA
+  const P = { '4': 1024, '2': 64, '1': 128 };
+  it('its size_t array size is a launch value, not a pointer: the loop runs', () => {
+    const { facts } = lift('guide_hist_ok', P);
+    expect(facts.launch.find((l) => l.v.key.endsWith('param_4'))?.v.kind).toBe('int');
+    expect(facts.launch.find((l) => l.v.key.endsWith('param_0'))?.v.kind).toBe('pointer');
+  });
+
+  it('verifies: the atomics of both CTAs\' warps into one CTA\'s shared memory need no order', () => {
+    const { program } = lift('guide_hist_ok', P);
+    const remote = program.roles.filter((r) => r.name.endsWith('_cta1') && ops(r.body).some((o) => o.kind === 'atomic' && o.target.name.endsWith('_c0')));
+    expect(remote.length).toBeGreaterThan(0);
+    expect(verify(program).verdict).toBe('verified');
+  });
+
+  it('without the cluster.sync before the bins are read: a read races with another warp\'s atomic', () => {
+    const r = verify(lift('guide_hist_no_final_sync', P).program);
+    expect(kinds(r)).toEqual(['race']);
+    expect(messages(r)).toMatch(/atomic by \w+ is not ordered after the read|is not ordered after the atomic/);
+  });
+});

@@ -286,6 +286,8 @@ function classify(op: Opcode, v: Val): 'shared' | 'frame' | 'global' {
   const x = isLanes(v) ? (v.find((e) => !(e instanceof Unknown)) ?? UNINIT) : v;
   if (x instanceof SymAddr) return x.base.startsWith('f') ? 'frame' : 'global';
   if (typeof x === 'bigint' && x >= SHARED_GENERIC_BASE && x < SHARED_GENERIC_BASE + SHARED_WINDOW) return 'shared';
+  // generic `mapa.u64` of a shared address: another CTA's shared memory (the Guide's distributed histogram)
+  if (typeof x === 'bigint' && x >= CLUSTER_BASE && x < CLUSTER_BASE + BigInt(CTA_WINDOW) * 64n) return 'shared';
   return 'global';
 }
 

@@ -79,6 +79,8 @@ export class LaunchValues {
   readonly reads = new Map<string, { readonly v: LaunchVar; readonly value: bigint | SymAddr }>();
   private readonly values: ReadonlyMap<string, bigint>;
   private readonly kernel: PtxFunction;
+  /** whether a 64-bit scalar parameter is a pointer (else a count: value-uses.ts usedAsPointer) */
+  private readonly isPointer: (param: string) => boolean;
 
   /** the values the user gave (a swept value is not one: a byte count it sets is still the launch's, not checked) */
   private readonly given: ReadonlySet<string>;
@@ -92,7 +94,9 @@ export class LaunchValues {
     notInputs: ReadonlySet<string> = new Set(),
     given: ReadonlySet<string> = new Set(values.keys()),
     defaultInt: bigint = DEFAULT_INT,
+    isPointer: (param: string) => boolean = () => true,
   ) {
+    this.isPointer = isPointer;
     this.kernel = kernel;
     this.values = values;
     this.notInputs = notInputs;
@@ -105,7 +109,8 @@ export class LaunchValues {
     const bytes = typeBytes(p.type) || 8;
     const key = p.name;
     const given = this.values.get(key) ?? this.values.get(String(index));
-    const kind: LaunchKind = /^f/.test(p.type) ? 'float' : bytes >= 8 ? 'pointer' : 'int';
+    // a 64-bit parameter is a pointer unless its uses show a count (value-uses.ts usedAsPointer)
+    const kind: LaunchKind = /^f/.test(p.type) ? 'float' : bytes >= 8 && this.isPointer(p.name) ? 'pointer' : 'int';
     const v: LaunchVar = { key, kind, bytes, param: p.name };
     const value = given ?? (kind === 'pointer' ? new SymAddr(`ptr:${p.name}`, 0n) : kind === 'float' ? DEFAULT_FLOAT_BITS : this.defaultInt);
     this.reads.set(key, { v, value });

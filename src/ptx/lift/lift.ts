@@ -15,6 +15,7 @@ import { mergeRanges } from './footprint.ts';
 import { foldWarps, type FoldedRole } from './fold.ts';
 import { hintedRole, readHints } from './hints.ts';
 import { CTA_INDEX, LaunchValues, parseDims, parseLaunchParam, resolveBoxKeys, wholeArray, type LaunchVar } from './launch.ts';
+import { usedAsPointer } from './value-uses.ts';
 import { identifier, roleName } from './names.ts';
 import { hoistPrologue } from './prologue.ts';
 import { buildResources, type ResourceMap } from './resources.ts';
@@ -337,7 +338,7 @@ function runShape(p: Prepared, options: LiftOptions, values: ReadonlyMap<string,
   let run: ClusterRun;
   let assigned = values;
   for (;;) {
-    launch = new LaunchValues(p.kernel, assigned, notInputs, given, options.defaultInt?.value);
+    launch = new LaunchValues(p.kernel, assigned, notInputs, given, options.defaultInt?.value, (name) => usedAsPointer(p.flat, name));
     run = runCluster(p.flat, p.flats, { block: p.block, grid, cluster, firstCta }, launch, options.maxSteps ?? DEFAULT_MAX_STEPS, options.maxEvents);
     // a 64-bit field one warp read as a null pointer and another as a 32-bit count is a count:
     // again with it at the integers' default, for every warp (not given: the sweep may raise it)

@@ -159,3 +159,49 @@ function reaches(fn: FlatFunction, load: FlatInstr): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a 64-bit scalar kernel parameter is used as a pointer: what `ld.param` reads of it
+ * reaches, through integer arithmetic, an address operand, a `cvta`, a call or anything but
+ * arithmetic and comparisons. PTX types a `size_t` count and a pointer alike (`.u64`); only the
+ * uses tell them apart (the Programming Guide's histogram loops to its `size_t array_size`).
+ * A parameter no instruction loads is not a pointer either; the answer is "pointer" whenever the
+ * slice grows past its bound.
+ */
+export function usedAsPointer(fn: FlatFunction, param: string): boolean {
+  const hit = pointerCache.get(fn)?.get(param);
+  if (hit !== undefined) return hit;
+  const answer = pointerUse(fn, param);
+  const m = pointerCache.get(fn) ?? new Map<string, boolean>();
+  m.set(param, answer);
+  pointerCache.set(fn, m);
+  return answer;
+}
+const pointerCache = new WeakMap<FlatFunction, Map<string, boolean>>();
+
+/** Integer ops through which a count stays a count (no cvta: that makes an address). */
+const COUNT_OPS = new Set([...PROPAGATE].filter((b) => b !== 'cvta'));
+
+function pointerUse(fn: FlatFunction, param: string): boolean {
+  const { bySlot } = usesOf(fn);
+  const work: number[] = [];
+  for (const ins of fn.code) {
+    if (ins.op.base !== 'ld' || stateSpace(ins.op) !== 'param') continue;
+    const a = ins.args[1];
+    if (a?.k === 'mem' && a.base?.k === 'frame' && a.base.name === param) slotsOf(ins.args[0], work);
+  }
+  const seen = new Set<number>();
+  while (work.length > 0) {
+    const slot = work.pop() ?? -1;
+    if (seen.has(slot)) continue;
+    seen.add(slot);
+    if (seen.size > MAX_SLOTS) return true;
+    for (const ins of bySlot.get(slot) ?? []) {
+      if (ins.guard === slot) continue; // a predicate computed from it guards: still a count
+      if (ins.args.some((a, i) => a.k === 'mem' && inAddress(ins, i, slot))) return true;
+      if (!COUNT_OPS.has(ins.op.base)) return true;
+      slotsOf(ins.args[0], work);
+    }
+  }
+  return false;
+}
