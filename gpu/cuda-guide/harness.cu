@@ -96,6 +96,24 @@ int run_once(int seed) {
   cudaFree(din); cudaFree(dout);
   return bad;
 }
+#elif defined(FAMILY_HIST)
+#define GUIDE_HIST_NAME NAME
+#include "../../test/fixtures/cuda/guide_hist.cuh"
+int run_once(int seed) {
+  const int NBINS = 256, PER = 128, N = 1 << 20;  // 2 CTAs × 128 bins
+  std::vector<int> in(N), bins(NBINS), want(NBINS, 0);
+  for (int i = 0; i < N; i++) { in[i] = (i * 2654435761u + seed) % NBINS; want[in[i]]++; }
+  int *din, *dbins;
+  CHECK(cudaMalloc(&din, N * 4)); CHECK(cudaMalloc(&dbins, NBINS * 4));
+  CHECK(cudaMemcpy(din, in.data(), N * 4, cudaMemcpyHostToDevice)); CHECK(cudaMemset(dbins, 0, NBINS * 4));
+  NAME<<<2, 256, PER * sizeof(int)>>>(dbins, NBINS, PER, din, (size_t)N);
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaMemcpy(bins.data(), dbins, NBINS * 4, cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (int b = 0; b < NBINS; b++) bad += bins[b] != want[b];
+  cudaFree(din); cudaFree(dbins);
+  return bad;
+}
 #endif
 
 int main(int argc, char** argv) {

@@ -23,5 +23,7 @@ build guide_pipeline_ok PIPE
 build guide_pipeline_early_release PIPE -DGUIDE_PIPE_RELEASE_EARLY=1
 # the same bug with the consumers held 20 µs between their early release and their reads
 build guide_pipeline_early_release_delayed PIPE -DGUIDE_PIPE_RELEASE_EARLY=1 -DGUIDE_PIPE_DELAY_NS=20000
+build guide_hist_ok HIST
+build guide_hist_no_final_sync HIST -DGUIDE_HIST_NO_FINAL_SYNC=1
 echo "kernel runs wrong_runs wrong_elements"
 for b in "$OUTDIR"/bin/*; do timeout 120 "$b" "$RUNS" || echo "$(basename "$b") FAILED rc=$?"; done | sort
