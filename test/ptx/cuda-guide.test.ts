@@ -129,6 +129,15 @@ describe('distributed shared memory histogram (a 2-CTA cluster, atomics into the
     expect(verify(program).verdict).toBe('verified');
   });
 
+  it('with no flags the sweep raises every open integer until two warps share bins, and finds the race there', () => {
+    const ok = arefcheck('verify', `${CUDA_DIR}guide_hist_ok.ptx`);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/checked: deadlock, race, protocol/);
+    const bad = arefcheck('verify', `${CUDA_DIR}guide_hist_no_final_sync.ptx`);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/verdict by launch: defaults: verified; every open integer = \d+: violation/);
+  }, 60_000);
+
   it('without the cluster.sync before the bins are read: a read races with another warp\'s atomic', () => {
     const r = verify(lift('guide_hist_no_final_sync', P).program);
     expect(kinds(r)).toEqual(['race']);

@@ -10,6 +10,7 @@ import { InputError } from '../../diag.ts';
 import type { Program } from '../../ir/program.ts';
 import type { PtxModule } from '../parse/ast.ts';
 import type { WarpEvent } from './events.ts';
+import { mergeRanges } from './footprint.ts';
 import { CTA_INDEX, wholeArray, type LaunchVar } from './launch.ts';
 import { EventBudgetExceeded } from './warp.ts';
 import { idleCtas, launchAssignment, prepare, programOfTrace, traceWith, type KernelTrace, type LiftFacts, type LiftOptions } from './lift.ts';
@@ -223,6 +224,10 @@ export function liftLaunchPoints(module: PtxModule, requested: LiftOptions, swee
     if (narrow) points.push(...liftPoints(module, options, [{ run: narrow.run, label: `every open 32-bit integer = ${narrow.value}` }], points));
     const deeper = joint || narrow || wrapped(baseRun) ? undefined : wrapDeeper(look, probed, cur.run, baseRun, given, labelOf);
     if (deeper) points.push(...liftPoints(module, options, [deeper], points));
+    // no mbarrier to drive (a histogram or a reduction over named or cluster barriers): at the
+    // defaults one thread may do all the work, so that nothing is shared and race is vacuous
+    const sharing = joint || narrow || deeper || baseRun.waits > 0 || sharesSlots(baseRun) ? undefined : raiseUntilShared(look, baseRun, given);
+    if (sharing) points.push(...liftPoints(module, options, [{ run: sharing.run, label: `every open integer = ${sharing.value}` }], points));
     return done();
   }
   // the greedy raise of one value at a time can overshoot: CUTLASS's Cooperative kernel runs one
@@ -461,6 +466,48 @@ function raiseTogether(
     if (depthOver(run, base) >= DEEP) break;
   }
   return best;
+}
+
+/**
+ * Whether two warps of the run touch the same shared bytes, one of them writing (or with an
+ * atomic): something the race check can then decide. A kernel whose threads beyond the first have
+ * no work at the defaults (every integer 1) shares nothing.
+ */
+function sharesSlots(run: Probe): boolean {
+  const touched = run.trace.warps.map((w) => {
+    const reads: [number, number][] = [];
+    const writes: [number, number][] = [];
+    for (const e of w as readonly WarpEvent[]) {
+      if (e.k !== 'read' && e.k !== 'write') continue;
+      const at = e.cta * SLOT_SPACE;
+      for (const [lo, hi] of e.parts ?? [[e.lo, e.hi]]) (e.k === 'read' ? reads : writes).push([at + lo, at + hi]);
+    }
+    return { reads: mergeRanges(reads), writes: mergeRanges(writes) };
+  });
+  const overlap = (a: readonly (readonly [number, number])[], b: readonly (readonly [number, number])[]): boolean => a.some(([lo, hi]) => b.some(([x, y]) => lo < y && x < hi));
+  for (let i = 0; i < touched.length; i++) {
+    for (let j = i + 1; j < touched.length; j++) {
+      const a = touched[i]!;
+      const b = touched[j]!;
+      if (overlap(a.writes, b.writes) || overlap(a.writes, b.reads) || overlap(a.reads, b.writes)) return true;
+    }
+  }
+  return false;
+}
+/** Room per CTA when the CTAs' shared bytes are numbered one after the other (more than a CTA window). */
+const SLOT_SPACE = 1 << 23;
+
+/** Every open integer set to one ladder value: the first at which two warps share shared bytes (sharesSlots). */
+function raiseUntilShared(look: Look, base: Probe, given: ReadonlyMap<string, bigint>): { value: bigint; run: Probe } | undefined {
+  const open = openIntegers(base, given);
+  if (open.length === 0) return undefined;
+  for (const value of LADDER) {
+    const run = look(new Map([...given, ...open.map(({ v }) => [v.key, value] as const)]));
+    if (run === undefined) continue;
+    if (run === TOO_BIG) return undefined;
+    if (!run.idle && sharesSlots(run)) return { value, run };
+  }
+  return undefined;
 }
 
 /** `0+1408` for a field of a long-named (mangled) parameter: what `--param` accepts. */
