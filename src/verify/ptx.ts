@@ -239,6 +239,13 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
       `test_wait at line${polled.length > 1 ? 's' : ''} ${polled.join(', ')} is polled (it returned false while its phase was pending, and the kernel went on with other work): its outcomes depend on timing, and the program follows those of the lifter's one schedule, each true one a wait where it fell; other orders of the polled work are not checked`,
     );
   }
+  const remote = facts.remoteAccesses ?? [];
+  if (remote.length > 0) {
+    const shown = remote.length > 8 ? `${remote.slice(0, 8).join(', ')}, …` : remote.join(', ');
+    out.push(
+      `line${remote.length > 1 ? 's' : ''} ${shown} access${remote.length > 1 ? '' : 'es'} another CTA's shared memory (distributed shared memory): their order with that CTA's own accesses is checked, but not that the CTA has not exited yet — a CTA must not exit while others still access its shared memory (a cluster barrier before the exit, as the Programming Guide's histogram ends), and that is not checked`,
+    );
+  }
   const ampere = facts.ampereCopies ?? [];
   if (ampere.length > 0) {
     const shown = ampere.length > 8 ? `${ampere.slice(0, 8).join(', ')}, …` : ampere.join(', ');

@@ -56,6 +56,8 @@ export interface ClusterRun {
   readonly droppedInvals: readonly number[];
   /** lines of Ampere cp.async copies and of their commit_group/wait_group: the copies land at issue */
   readonly ampereCopies: readonly number[];
+  /** lines of generic accesses (ld, st, atom) to another CTA's shared memory */
+  readonly remoteAccesses: readonly number[];
   /** per function, 1 at each pc some warp executed (the run's path: inert.ts `runRelevance`) */
   readonly executed: ReadonlyMap<FlatFunction, Uint8Array>;
 }
@@ -80,7 +82,7 @@ export function runCluster(
   const budget = new StepBudget(maxSteps, maxEvents);
   const runners: { interp: WarpInterp; gen: Generator<Block, void, void>; blocked: Block | undefined; done: boolean }[] = [];
   // what the run recorded, however it ended: each warp's events, and the descriptor updates it ran
-  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'descriptorBoxes' | 'polled' | 'triedFalse' | 'droppedInvals' | 'ampereCopies' | 'executed'> => ({
+  const recorded = (): Pick<ClusterRun, 'warps' | 'descriptorUpdates' | 'descriptorBoxes' | 'polled' | 'triedFalse' | 'droppedInvals' | 'ampereCopies' | 'remoteAccesses' | 'executed'> => ({
     executed: sim.executed,
     warps: runners.map((r) => ({ cta: r.interp.cta, warp: r.interp.warp, events: r.interp.events })),
     descriptorUpdates: [...sim.descriptorUpdates].sort((a, b) => a - b),
@@ -89,6 +91,7 @@ export function runCluster(
     triedFalse: [...sim.triedFalse].filter((line) => !sim.spunOn.has(line)).sort((a, b) => a - b),
     droppedInvals: [...sim.droppedInvals].sort((a, b) => a - b),
     ampereCopies: [...sim.ampereCopies].sort((a, b) => a - b),
+    remoteAccesses: [...sim.remoteAccesses].sort((a, b) => a - b),
   });
   for (let rank = 0; rank < nctas; rank++) {
     const clusterCtaid: [number, number, number] = [rank % cx, Math.floor(rank / cx) % cy, Math.floor(rank / (cx * cy))];

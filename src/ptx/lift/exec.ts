@@ -266,6 +266,7 @@ export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, a
     r.push([x.addr, x.addr + bytes]);
     byCta.set(x.cta, r);
     if (kind !== 'read') w.sim.cta(x.cta).smem.forget(x.addr, x.addr + bytes);
+    if (x.cta !== w.cta) w.sim.remoteAccesses.add(ins.loc.line);
   }
   for (const [cta, ranges] of byCta) {
     const runs = mergeRanges(ranges);

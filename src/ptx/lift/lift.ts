@@ -86,6 +86,8 @@ export interface LiftFacts {
   readonly polled?: readonly number[];
   /** lines of a try_wait not in a spin loop: its first try at each phase returned false and the kernel went on (a token it may drop) */
   readonly triedFalse?: readonly number[];
+  /** lines of generic accesses to another CTA's shared memory: whether its CTA still runs is not modelled */
+  readonly remoteAccesses?: readonly number[];
   /** lines of Ampere cp.async copies and of their commit_group/wait_group that ran: the copies are taken to land at issue */
   readonly ampereCopies?: readonly number[];
   /** lines of mbarrier.inval only a branch on data reaches (a last-one-out teardown): left out of the program */
@@ -434,6 +436,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     ...(trace.run.triedFalse.length > 0 ? { triedFalse: trace.run.triedFalse } : {}),
     ...(trace.run.droppedInvals.length > 0 ? { droppedInvals: trace.run.droppedInvals } : {}),
     ...(trace.run.ampereCopies.length > 0 ? { ampereCopies: trace.run.ampereCopies } : {}),
+    ...(trace.run.remoteAccesses.length > 0 ? { remoteAccesses: trace.run.remoteAccesses } : {}),
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
     ...(trace.launch.spins.size > 0 ? { spins: [...trace.launch.spins].map(([line, sp]) => ({ line, flag: sp.flag, times: sp.times })) } : {}),

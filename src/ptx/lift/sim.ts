@@ -143,6 +143,8 @@ export class ClusterSync {
   readonly descriptors = new KernelDescriptors();
   /** lines of test_wait that returned false at least once: the kernel polls, and the run followed one schedule's outcomes */
   readonly polled = new Set<number>();
+  /** lines of generic accesses to another CTA's shared memory (distributed shared memory) */
+  readonly remoteAccesses = new Set<number>();
   /** lines of Ampere cp.async copies (taken to land at issue) and of their commit/wait_group (not modelled) */
   readonly ampereCopies = new Set<number>();
   /** lines of mbarrier.inval on one side of a branch on data (a last-one-out teardown), left out of the program */
