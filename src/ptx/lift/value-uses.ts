@@ -124,10 +124,14 @@ function inAddress(ins: FlatInstr, i: number, slot: number): boolean {
   return slots.includes(slot);
 }
 
-function reaches(fn: FlatFunction, load: FlatInstr): boolean {
+/**
+ * A forward slice from `slots` over the function's readers: per reader of a reached slot, `step`
+ * says whether that answers yes, or the slice goes on through what the reader writes, or stops
+ * there. Yes, too, once it has reached more than MAX_SLOTS slots.
+ */
+function sliceReaches(fn: FlatFunction, slots: readonly number[], step: (ins: FlatInstr, slot: number) => 'yes' | 'follow' | 'stop'): boolean {
   const { bySlot } = usesOf(fn);
-  const work: number[] = [];
-  slotsOf(load.args[0], work);
+  const work = [...slots];
   const seen = new Set<number>();
   while (work.length > 0) {
     const slot = work.pop() ?? -1;
@@ -135,29 +139,29 @@ function reaches(fn: FlatFunction, load: FlatInstr): boolean {
     seen.add(slot);
     if (seen.size > MAX_SLOTS) return true;
     for (const ins of bySlot.get(slot) ?? []) {
-      if (ins.guard === slot) return true;
-      const base = ins.op.base;
-      if (base === 'ld' || base === 'ldu') {
-        // what a global load at this address reads depends on it; any other address is recorded
-        if (stateSpace(ins.op) !== 'global' && inAddress(ins, 1, slot)) return true;
-        slotsOf(ins.args[0], work);
-        continue;
-      }
-      // a store anywhere but global memory: an address the lifter records, or a value other warps may read
-      if (base === 'st') {
-        if (stateSpace(ins.op) !== 'global') return true;
-        continue;
-      }
-      if (PROPAGATE.has(base)) {
-        if (opType(ins.op).float || ins.op.types.some((t) => t.float)) continue; // arithmetic on data
-        slotsOf(ins.args[0], work);
-        continue;
-      }
-      // a branch, a call, a synchronizing or asynchronous operation, an atomic: it may decide
-      return true;
+      const next = step(ins, slot);
+      if (next === 'yes') return true;
+      if (next === 'follow') slotsOf(ins.args[0], work);
     }
   }
   return false;
+}
+
+function reaches(fn: FlatFunction, load: FlatInstr): boolean {
+  const start: number[] = [];
+  slotsOf(load.args[0], start);
+  return sliceReaches(fn, start, (ins, slot) => {
+    if (ins.guard === slot) return 'yes';
+    const base = ins.op.base;
+    // what a global load at this address reads depends on it; any other address is recorded
+    if (base === 'ld' || base === 'ldu') return stateSpace(ins.op) !== 'global' && inAddress(ins, 1, slot) ? 'yes' : 'follow';
+    // a store anywhere but global memory: an address the lifter records, or a value other warps may read
+    if (base === 'st') return stateSpace(ins.op) !== 'global' ? 'yes' : 'stop';
+    // arithmetic on data (floats) decides nothing
+    if (PROPAGATE.has(base)) return opType(ins.op).float || ins.op.types.some((t) => t.float) ? 'stop' : 'follow';
+    // a branch, a call, a synchronizing or asynchronous operation, an atomic: it may decide
+    return 'yes';
+  });
 }
 
 /**
@@ -183,25 +187,15 @@ const pointerCache = new WeakMap<FlatFunction, Map<string, boolean>>();
 const COUNT_OPS = new Set([...PROPAGATE].filter((b) => b !== 'cvta'));
 
 function pointerUse(fn: FlatFunction, param: string): boolean {
-  const { bySlot } = usesOf(fn);
-  const work: number[] = [];
+  const start: number[] = [];
   for (const ins of fn.code) {
     if (ins.op.base !== 'ld' || stateSpace(ins.op) !== 'param') continue;
     const a = ins.args[1];
-    if (a?.k === 'mem' && a.base?.k === 'frame' && a.base.name === param) slotsOf(ins.args[0], work);
+    if (a?.k === 'mem' && a.base?.k === 'frame' && a.base.name === param) slotsOf(ins.args[0], start);
   }
-  const seen = new Set<number>();
-  while (work.length > 0) {
-    const slot = work.pop() ?? -1;
-    if (seen.has(slot)) continue;
-    seen.add(slot);
-    if (seen.size > MAX_SLOTS) return true;
-    for (const ins of bySlot.get(slot) ?? []) {
-      if (ins.guard === slot) continue; // a predicate computed from it guards: still a count
-      if (ins.args.some((a, i) => a.k === 'mem' && inAddress(ins, i, slot))) return true;
-      if (!COUNT_OPS.has(ins.op.base)) return true;
-      slotsOf(ins.args[0], work);
-    }
-  }
-  return false;
+  return sliceReaches(fn, start, (ins, slot) => {
+    if (ins.guard === slot) return 'stop'; // a predicate computed from it guards: still a count
+    if (ins.args.some((a, i) => a.k === 'mem' && inAddress(ins, i, slot))) return 'yes';
+    return COUNT_OPS.has(ins.op.base) ? 'follow' : 'yes';
+  });
 }
