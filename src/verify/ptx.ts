@@ -250,7 +250,7 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   if (ampere.length > 0) {
     const shown = ampere.length > 8 ? `${ampere.slice(0, 8).join(', ')}, …` : ampere.join(', ');
     out.push(
-      `Ampere cp.async at line${ampere.length > 1 ? 's' : ''} ${shown}: each copy is taken to land when it is issued, and cp.async.commit_group/wait_group are not modelled, so a read of a cp.async destination before the wait that covers it is not reported (its mbarrier arrive-on, cp.async.mbarrier.arrive, is modelled)`,
+      `Ampere cp.async at line${ampere.length > 1 ? 's' : ''} ${shown}: each copy writes its bytes at its issue and again where it is known complete (the cp.async.wait_group, wait_all or cp.async.mbarrier.arrive that covers it), so another warp's access in between is a race; a read by the issuing warp itself before that point is not reported`,
     );
   }
   const invals = facts.droppedInvals ?? [];

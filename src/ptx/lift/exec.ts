@@ -9,6 +9,7 @@ import { floatOp } from './float.ts';
 import { mergeRanges } from './footprint.ts';
 import { decides } from './value-uses.ts';
 import type { Arg, FlatInstr } from './flatten.ts';
+import type { Loc } from '../../ir/program.ts';
 import { opType, stateSpace, typeBytes, type Opcode } from './opcode.ts';
 import type { Frame, WarpInterp } from './warp.ts';
 import { CLUSTER_BASE, CTA_WINDOW } from './shared-windows.ts';
@@ -246,7 +247,7 @@ function matrixLanes(op: Opcode, m: number): number {
 }
 
 /** Shared-memory addresses of the active lanes: CTA rank and byte offset each. */
-function smemLanes(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined): { cta: number; addr: number }[] {
+export function smemLanes(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, addrArg: Arg | undefined): { cta: number; addr: number }[] {
   if (!addrArg) w.unsupported(`missing address in '${ins.op.text}' at line ${ins.loc.line}`, ins.loc);
   const v = w.address(fr, addrArg);
   if (!isLanes(v)) return [w.smem(v, ins, 'shared-memory')];
@@ -268,14 +269,19 @@ export function smemRange(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, a
     if (kind !== 'read') w.sim.cta(x.cta).smem.forget(x.addr, x.addr + bytes);
     if (x.cta !== w.cta) w.sim.remoteAccesses.add(ins.loc.line);
   }
+  recordAccesses(w, byCta, kind, ins.loc, data);
+  // a load lands in its destination registers (ld, ldmatrix); a read without one is never known over
+  if (kind === 'read') w.loads.issued(fr.regs, ins.op.base === 'ld' || ins.op.base === 'ldmatrix' ? ins.args[0] : undefined);
+}
+
+/** One access event per CTA of `byCta`, its byte ranges merged (runs as parts when they are not one). */
+export function recordAccesses(w: WarpInterp, byCta: ReadonlyMap<number, [number, number][]>, kind: 'read' | 'write' | 'atomic', loc: Loc, data?: string): void {
   for (const [cta, ranges] of byCta) {
     const runs = mergeRanges(ranges);
     const lo = runs[0]?.[0] ?? 0;
     const hi = runs.at(-1)?.[1] ?? 0;
-    if (lo < hi) w.event({ k: kind === 'read' ? 'read' : 'write', cta, lo, hi, ...(runs.length > 1 ? { parts: runs } : {}), ...(data !== undefined ? { data } : {}), ...(kind === 'atomic' ? { atomic: true as const } : {}), loc: ins.loc });
+    if (lo < hi) w.event({ k: kind === 'read' ? 'read' : 'write', cta, lo, hi, ...(runs.length > 1 ? { parts: runs } : {}), ...(data !== undefined ? { data } : {}), ...(kind === 'atomic' ? { atomic: true as const } : {}), loc });
   }
-  // a load lands in its destination registers (ld, ldmatrix); a read without one is never known over
-  if (kind === 'read') w.loads.issued(fr.regs, ins.op.base === 'ld' || ins.op.base === 'ldmatrix' ? ins.args[0] : undefined);
 }
 
 /** Which memory an address operand points to, per its state space and value. */

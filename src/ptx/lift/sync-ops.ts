@@ -6,7 +6,8 @@ import { u } from './alu.ts';
 import { collectiveInstr } from './collectives.ts';
 import type { WarpEvent } from './events.ts';
 import type { Arg, FlatInstr } from './flatten.ts';
-import { smemRange } from './exec.ts';
+import { recordAccesses, smemLanes, smemRange } from './exec.ts';
+import type { CopyBytes } from './ampere-copies.ts';
 import { mergeRanges } from './footprint.ts';
 import { opType, typeBytes } from './opcode.ts';
 import type { Loc } from '../../ir/program.ts';
@@ -224,12 +225,20 @@ function arrive(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number, drop: boole
   if (wantsToken) w.write(fr, dest, tokens.every((x) => x === tokens[firstLane(m)]) ? (tokens[firstLane(m)] ?? UNINIT) : tokens, m);
 }
 
+/** The bytes of Ampere copies now known complete: written again here (ampere-copies.ts). */
+function landed(w: WarpInterp, copies: readonly CopyBytes[], loc: Loc): void {
+  const byCta = new Map<number, [number, number][]>();
+  for (const c of copies) byCta.set(c.cta, [...(byCta.get(c.cta) ?? []), [c.lo, c.hi]]);
+  for (const c of copies) w.sim.cta(c.cta).smem.forget(c.lo, c.hi);
+  recordAccesses(w, byCta, 'write', loc);
+}
+
 /**
  * `cp.async.mbarrier.arrive{.noinc}`: an arrive-on once the thread's earlier Ampere cp.async copies
- * land. Those copies land at issue in this model, so the arrive happens at once: with `.noinc` one
- * arrival per executing thread (the init count provides for it, CUTLASS's blockwise-scaled FP8
- * GEMM loads its scales this way); without it the pending count it adds is taken back as the
- * copies land, and nothing is left to record.
+ * land. Those copies are written again just before it (`landed`), so the arrive follows them:
+ * with `.noinc` one arrival per executing thread (the init count provides for it, CUTLASS's
+ * blockwise-scaled FP8 GEMM loads its scales this way); without it the pending count it adds is
+ * taken back as the copies land, and nothing is left to record.
  */
 function cpAsyncArrive(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   if (!ins.op.mods.has('noinc')) return;
@@ -345,12 +354,24 @@ function copy(w: WarpInterp, fr: Frame, ins: FlatInstr, m: number): void {
   const rest = reduce ? p.slice(1) : p;
   if (rest[0] !== 'async') return w.clobber(fr, ins, m);
   if (rest[1] !== 'bulk') {
-    // Ampere cp.async: a shared-memory write, modelled at issue; its groups are not (reported)
-    if (rest[1] === 'mbarrier') return cpAsyncArrive(w, fr, ins, m);
+    // Ampere cp.async: a write at its issue and again where it is known complete (ampere-copies.ts)
     w.sim.ampereCopies.add(line);
+    if (rest[1] === 'mbarrier') {
+      landed(w, w.ampere.all(), loc);
+      return cpAsyncArrive(w, fr, ins, m);
+    }
     if (rest[1] === 'ca' || rest[1] === 'cg') {
       const size = w.read(fr, ins.args[2] ?? { k: 'imm', v: 16n });
-      smemRange(w, fr, ins, m, ins.args[0], typeof size === 'bigint' ? Number(size) : 16, 'write');
+      const n = typeof size === 'bigint' ? Number(size) : 16;
+      smemRange(w, fr, ins, m, ins.args[0], n, 'write');
+      w.ampere.issue(smemLanes(w, fr, ins, m, ins.args[0]).map((x) => ({ cta: x.cta, lo: x.addr, hi: x.addr + n })));
+    } else if (rest[1] === 'commit_group') w.ampere.commit();
+    else if (rest[1] === 'wait_group') {
+      const n = w.read(fr, ins.args[0] ?? { k: 'imm', v: 0n });
+      landed(w, w.ampere.waitGroups(Number(w.known(isLanes(n) ? laneOf(n, firstLane(m)) : n, 'the group count', ins))), loc);
+    } else if (rest[1] === 'wait_all') {
+      w.ampere.commit();
+      landed(w, w.ampere.waitGroups(0), loc);
     }
     return;
   }

@@ -34,6 +34,7 @@ import { typeBytes } from './opcode.ts';
 import type { ClusterSync } from './sim.ts';
 import { type Block, syncInstr } from './sync-ops.ts';
 import { spinExit } from './spin.ts';
+import { AmpereCopies } from './ampere-copies.ts';
 import {
   canonical, firstLane, isLanes, laneOf, plusOffset, popcount, SHARED_GENERIC_BASE, SHARED_WINDOW, sameScalar, scalarKey, SymAddr, Token,
   UNINIT, Unknown, WARP, type Scalar, type Val,
@@ -123,6 +124,8 @@ export class WarpInterp {
   private joined = false;
   /** generic shared-memory loads whose value the warp has not read yet (load-waits.ts) */
   readonly loads = new LoadsInFlight();
+  /** Ampere cp.async copies issued and not yet known complete */
+  readonly ampere = new AmpereCopies();
 
   readonly place: WarpPlace;
   private readonly kernel: FlatFunction;
@@ -676,6 +679,7 @@ export class WarpInterp {
     const taken = side(target.ref.index);
     const fallthrough = side(g.pc + 1);
     if (taken.live !== fallthrough.live) refuse('lanes exit on one side only');
+    if (taken.ampere !== fallthrough.ampere) refuse('its sides leave different Ampere cp.async copies or groups pending');
     // the same synchronization on both sides; the accesses of either (fork-events.ts)
     const joined =
       joinSides(taken.events, fallthrough.events) ??
@@ -739,7 +743,7 @@ export class WarpInterp {
 
   /** Everything a side of a branch on data may change but the registers (those are journaled). */
   private snapshot(): Snapshot {
-    return { mem: cloneMem(this.mem), smem: this.sim.cta(this.cta).smem.snapshot(), sync: this.sim.snapshot(), live: this.live, loads: this.loads.snapshot() };
+    return { mem: cloneMem(this.mem), smem: this.sim.cta(this.cta).smem.snapshot(), sync: this.sim.snapshot(), live: this.live, loads: this.loads.snapshot(), ampere: this.ampere.key() };
   }
 
   /** Undo the register writes journaled since `mark`, latest first. */
@@ -757,6 +761,7 @@ export class WarpInterp {
     this.sim.restore(s.sync);
     this.live = s.live;
     this.loads.restore(s.loads);
+    this.ampere.restore(s.ampere);
   }
 }
 
@@ -769,6 +774,8 @@ interface Snapshot {
   readonly sync: string;
   readonly live: number;
   readonly loads: LoadsState;
+  /** the Ampere cp.async copies not yet known complete (ampere-copies.ts) */
+  readonly ampere: string;
 }
 
 function cloneMem(m: ReadonlyMap<string, Map<bigint, MemCell>>): Map<string, Map<bigint, MemCell>> {
