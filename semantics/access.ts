@@ -80,8 +80,9 @@ function tmaInFlight(s: MachineState, slot: number): number {
  * A generic write of `value` need not be ordered after a previous write of that same value: PTX
  * does not require data-race freedom, and racing stores of the same data leave that data (the
  * lifter tags a store only when it knows every byte it writes: docs/semantics.md).
+ * `readerKinds`: the reader classes it must be ordered after (an atomic: all but the atomics).
  */
-export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async = false, writer?: number, value = NO_VALUE): string | undefined {
+export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, async = false, writer?: number, value = NO_VALUE, readerKinds: number = READER_KINDS): string | undefined {
   const name = m.slotNames[slot] ?? `slot${slot}`;
   const t = tmaInFlight(s, slot);
   if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
@@ -90,7 +91,7 @@ export function writeRace(m: Machine, s: MachineState, know: Knowledge, slot: nu
   const w = writeEvent(m, slot);
   const sameData = (): boolean => value !== NO_VALUE && s.slotValue[slot] === value && s.slotGeneric[slot] !== 0;
   if (isPresent(s, w) && !has(know, w) && !sameData()) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
-  const readers = readerRace(m, s, know, slot, what, READER_KINDS);
+  const readers = readerRace(m, s, know, slot, what, readerKinds);
   if (readers) return readers;
   if (!async) return undefined;
   if (unfencedGenericWrite(m, s, know, slot)) return `race on ${name}: ${what} by the async proxy after a generic write with no fence.proxy.async between them`;
@@ -124,13 +125,8 @@ function readerRace(m: Machine, s: MachineState, know: Knowledge, slot: number, 
  * after the slot's last plain write and after every plain and asynchronous read of it.
  */
 export function atomicRace(m: Machine, s: MachineState, know: Knowledge, slot: number, what: string, role: number): string | undefined {
-  const name = m.slotNames[slot] ?? `slot${slot}`;
-  const t = tmaInFlight(s, slot);
-  if (t >= 0) return `race on ${name}: ${what} while a TMA copy into it (issued by ${roleName(m, s.tma[t]?.role ?? 0)}) has not landed`;
-  const reader = inFlightReader(m, s, slot, role);
-  if (reader) return `race on ${name}: ${what} while ${reader}`;
-  if (isPresent(s, writeEvent(m, slot)) && !has(know, writeEvent(m, slot))) return `race on ${name}: ${what} is not ordered after the previous write (write-after-write)`;
-  return readerRace(m, s, know, slot, what, READ_ATOMIC);
+  // the reader classes below READ_ATOMIC: every class but the other roles' atomics
+  return writeRace(m, s, know, slot, what, false, role, NO_VALUE, READ_ATOMIC);
 }
 
 /** Perform an atomic: the role's atomic event, fresh; the slot's data is no longer a known tag. */
