@@ -7,6 +7,7 @@ import { InputError } from '../diag.ts';
 import { forEachOp, type Program } from '../ir/program.ts';
 import { pickKernel, type LiftFacts, type LiftOptions } from '../ptx/lift/lift.ts';
 import { CTA_INDEX, resolveBoxKey, wholeArray } from '../ptx/lift/launch.ts';
+import { explainCtaExit } from '../ptx/lift/cta-exit.ts';
 import { liftLaunchPoints, shortKey, type LaunchPoint } from '../ptx/lift/sweep.ts';
 import type { PtxFunction, PtxModule, Statement } from '../ptx/parse/ast.ts';
 import type { Report } from './report.ts';
@@ -166,7 +167,9 @@ function combine(worst: Report, all: readonly Report[], points: readonly LaunchP
       : open.length > 0
         ? 'for one launch assignment (launch values not given take defaults)'
         : undefined;
-  return { ...worst, stats: { ...stats, statesPerSecond: stats.ms > 0 ? (stats.states * 1000) / stats.ms : 0 }, notes, ...(scope ? { scope } : {}) };
+  const exits = at.facts.ctaExits ?? [];
+  const violations = exits.length > 0 ? worst.violations.map((v) => ({ ...v, message: explainCtaExit(v.message, exits) })) : worst.violations;
+  return { ...worst, violations, stats: { ...stats, statesPerSecond: stats.ms > 0 ? (stats.states * 1000) / stats.ms : 0 }, notes, ...(scope ? { scope } : {}) };
 }
 
 /** What the verdict rests on: the launch points, the values assumed, the sizes inferred. */
@@ -243,7 +246,14 @@ export function launchNotes(points: readonly LaunchPoint[], at: LaunchPoint, par
   if (remote.length > 0) {
     const shown = remote.length > 8 ? `${remote.slice(0, 8).join(', ')}, …` : remote.join(', ');
     out.push(
-      `line${remote.length > 1 ? 's' : ''} ${shown} access${remote.length > 1 ? '' : 'es'} another CTA's shared memory (distributed shared memory): their order with that CTA's own accesses is checked, but not that the CTA has not exited yet — a CTA must not exit while others still access its shared memory (a cluster barrier before the exit, as the Programming Guide's histogram ends), and that is not checked`,
+      `line${remote.length > 1 ? 's' : ''} ${shown} access${remote.length > 1 ? '' : 'es'} another CTA's shared memory (distributed shared memory): their order with that CTA's own accesses is checked, and that they come before that CTA's exit (see the next note)`,
+    );
+  }
+  const exits = facts.ctaExits ?? [];
+  if (exits.length > 0) {
+    const names = exits.map((e) => `CTA ${e.cta}`).join(', ');
+    out.push(
+      `${names} ${exits.length > 1 ? 'are' : 'is'} touched by another CTA of the cluster (remote arrives, distributed shared memory): each must not exit while that goes on, so the program adds ${exits.map((e) => `${e.alive}/${e.exit}`).join(', ')} — the CTA's roles end with an arrive on its exit barrier, its first role then waits on it and writes its slot (the exit), and a remote operation reads the slot (before an arrive, after a run of accesses), so one that nothing orders before the exit is a race; multicast copies landing in the CTA are not counted (its own waits for their bytes order them)`,
     );
   }
   const ampere = facts.ampereCopies ?? [];

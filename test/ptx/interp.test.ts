@@ -376,8 +376,9 @@ describe('values, memory and calls', () => {
     // rank 1: the kernel needs a cluster of two; without a declared shape the lifter widens it
     const two = lift({ body: body.replace('%r2, 0;', '%r2, 1;') });
     expect(two.roles.map((r) => r.name)).toEqual(['warp0_cta0', 'warp0_cta1']);
-    expect(roleText(two, 'warp0_cta0')).toEqual(['arrive bar_c1[0] 32']);
-    expect(roleText(two, 'warp0_cta1')).toEqual(['arrive bar_c1[0] 32']);
+    // CTA 0's arrive on CTA 1's barrier reads CTA 1's lifetime slot, and CTA 1 exits after its own arrive (cta-exit.ts)
+    expect(roleText(two, 'warp0_cta0')).toEqual(['read cta1_alive[0]', 'arrive bar_c1[0] 32']);
+    expect(roleText(two, 'warp0_cta1')).toEqual(['arrive bar_c1[0] 32', 'arrive cta1_exit[0] 1', 'wait cta1_exit[0] 0', 'write cta1_alive[0]']);
   });
 
   it('st.async stores into a peer CTA and completes bytes on its mbarrier: the peer waits for them, then reads', () => {

@@ -24,6 +24,11 @@ interface Case {
   readonly reducedOnly?: true;
   /** also check persistence of the ample subsets */
   readonly persistence?: true;
+  /**
+   * the full exploration stops at its time limit before it reaches every kind the reduced graph
+   * finds: its kinds must be among the reduced run's, and the reduced run must be complete
+   */
+  readonly fullCut?: true;
 }
 
 const CUTLASS = 'cutlass_sm90_schedules_c1.ptx';
@@ -33,7 +38,10 @@ const CASES: readonly Case[] = [
   { what: 'CUTLASS Pingpong, two tiles of one k-block', file: CUTLASS, kernel: 'KernelTmaWarpSpecializedPingpong', params: { '0+1656:u32': 2, '0+12:u32': 64 }, reducedOnly: true, persistence: true },
   { what: 'CUTLASS WS, eight k-blocks', file: CUTLASS, kernel: 'KernelTmaWarpSpecializedEE', params: { '0+8:u32': 512 }, persistence: true },
   { what: 'fast.cu M2 (one warpgroup in two roles), two k-blocks', file: FAST, kernel: '_ZN2M213matmul', params: { 2: 128 }, persistence: true },
-  { what: 'fast.cu M9 (a cluster of two), two k-blocks', file: FAST, kernel: '_ZN2M913matmul', params: { 0: 256, 1: 256, 2: 128 } },
+  // since a CTA's exit is modelled (2026-12-02) the reduced graph also finds that CTA 0 may exit
+  // while CTA 1's consumers still arrive on its empty barriers (no producer tail), 126 steps deep;
+  // the full graph is past 3.7 million states at depth 40 after 120 s, with the protocol violation only
+  { what: 'fast.cu M9 (a cluster of two), two k-blocks', file: FAST, kernel: '_ZN2M913matmul', params: { 0: 256, 1: 256, 2: 128 }, fullCut: true },
   { what: 'fast.cu M9 at K = 32 (deadlock)', file: FAST, kernel: '_ZN2M913matmul', params: { 0: 256, 1: 256, 2: 32 } },
 ];
 
@@ -50,7 +58,13 @@ describe.skipIf(!here)('partial-order reduction on real kernels (needs ../shared
     expect(full.verdict, full.limit?.message).not.toBe('inconclusive');
     expect(reduced.verdict).toBe(full.verdict);
     const kinds = (r: typeof full) => [...new Set(r.violations.map((v) => v.kind))].sort();
-    expect(kinds(reduced)).toEqual(kinds(full));
+    if (full.limit === undefined) expect(kinds(reduced)).toEqual(kinds(full));
+    else {
+      // only a case known to be too large for the full graph may be cut, and only the full run
+      expect(c.fullCut, full.limit.message).toBe(true);
+      expect(reduced.limit).toBeUndefined();
+      expect(kinds(reduced)).toEqual(expect.arrayContaining(kinds(full)));
+    }
     expect(reduced.stats.states).toBeLessThanOrEqual(full.stats.states);
   }, 300_000);
 

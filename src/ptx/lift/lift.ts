@@ -7,6 +7,7 @@ import type { PtxFunction, PtxModule } from '../parse/ast.ts';
 import { parsePtx } from '../parse/parser.ts';
 import { assumeLaunchTx, type AssumedTx } from './assumed-tx.ts';
 import { runCluster, type ClusterRun } from './cluster.ts';
+import { withCtaExits, type CtaExit } from './cta-exit.ts';
 import { clusterOfKernelName } from './cluster-name.ts';
 import type { WarpEvent } from './events.ts';
 import { flattenFunction, type FlatFunction } from './flatten.ts';
@@ -86,8 +87,10 @@ export interface LiftFacts {
   readonly polled?: readonly number[];
   /** lines of a try_wait not in a spin loop: its first try at each phase returned false and the kernel went on (a token it may drop) */
   readonly triedFalse?: readonly number[];
-  /** lines of generic accesses to another CTA's shared memory: whether its CTA still runs is not modelled */
+  /** lines of generic accesses to another CTA's shared memory (its CTA's exit is checked against them: cta-exit.ts) */
   readonly remoteAccesses?: readonly number[];
+  /** CTAs another CTA of the cluster touches: their lifetime slot and exit barrier (cta-exit.ts) */
+  readonly ctaExits?: readonly CtaExit[];
   /** lines of Ampere cp.async copies and of their commit_group/wait_group that ran: the copies are taken to land at issue */
   readonly ampereCopies?: readonly number[];
   /** lines of mbarrier.inval only a branch on data reaches (a last-one-out teardown): left out of the program */
@@ -416,7 +419,12 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   });
   // lag roles' named barriers (fold.ts) come after the kernel's own
   const namedBarriers = folded.reduce((n, f) => n + (f.namedBarriers ?? 0), res.namedBarriers);
-  const named = folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') }));
+  // each role's CTA (a lag role's: its main role's), for the exits of the CTAs others touch
+  const roleCta = folded.map((f) => trace.ctaOf[f.warps[0] ?? folded[f.lagOf ?? -1]?.warps[0] ?? -1] ?? 0);
+  // a CTA must not exit while another CTA still touches its shared memory (cta-exit.ts)
+  const exits = withCtaExits(folded.map((f) => ({ ...f.role, name: fresh(f.role.name, 'role') })), roleCta, res.ctaOf, (base) => fresh(base, 'cta'));
+  const named = exits.roles;
+  const resources = [...res.resources, ...exits.resources];
   const warpgroups = warpgroupsOf(folded, named.map((r) => r.name), nw, (w) => trace.ctaOf[w] ?? 0);
   const idle = idleCtas(trace);
   const unread = unreadGiven(given, trace.launch);
@@ -437,6 +445,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
     ...(trace.run.droppedInvals.length > 0 ? { droppedInvals: trace.run.droppedInvals } : {}),
     ...(trace.run.ampereCopies.length > 0 ? { ampereCopies: trace.run.ampereCopies } : {}),
     ...(trace.run.remoteAccesses.length > 0 ? { remoteAccesses: trace.run.remoteAccesses } : {}),
+    ...(exits.exits.length > 0 ? { ctaExits: exits.exits } : {}),
     ...(tx.assumed.length > 0 ? { assumedTx: tx.assumed } : {}),
     ...(trace.launch.counters.size > 0 ? { counters: [...trace.launch.counters.values()].map((c) => ({ lines: [...c.lines].sort((a, b) => a - b), adds: c.adds })) } : {}),
     ...(trace.launch.spins.size > 0 ? { spins: [...trace.launch.spins].map(([line, sp]) => ({ line, flag: sp.flag, times: sp.times })) } : {}),
@@ -447,7 +456,7 @@ export function programOfTrace(module: PtxModule, trace: KernelTrace, options: L
   };
   const program: Program = {
     params,
-    resources: res.resources,
+    resources,
     roles: named,
     source: module.file,
     ...(namedBarriers > 16 ? { namedBarriers } : {}),

@@ -33,6 +33,8 @@ export interface ResourceMap {
   slots(cta: number, runs: readonly (readonly [number, number])[]): { ref: Ref; bytes: number }[];
   /** The Program's named barrier count (16, or 16 per CTA plus the cluster barrier). */
   readonly namedBarriers: number;
+  /** The CTA of the cluster a barrier or buffer belongs to, by name. */
+  readonly ctaOf: ReadonlyMap<string, number>;
   /** Model id of named barrier `id` of CTA `cta`, and of the cluster barrier. */
   namedId(cta: number, id: number): number;
   readonly clusterBarrier: number;
@@ -84,7 +86,9 @@ export function buildResources(
     names.add(name);
     return name;
   };
-  const perCta = (base: string): string[] => (ctas === 1 ? [unique(base)] : Array.from({ length: ctas }, (_, c) => unique(`${base}_c${c}`)));
+  // which CTA each resource belongs to (a cluster's are one per CTA)
+  const ctaOfName = new Map<string, number>();
+  const perCta = (base: string): string[] => (ctas === 1 ? [unique(base)] : Array.from({ length: ctas }, (_, c) => unique(`${base}_c${c}`))).map((n, c) => (ctaOfName.set(n, c), n));
   const symName = (s: SmemSymbol | undefined): string => (s && !s.dynamic ? identifier(demangleLocal(s.name)) : 'smem');
 
   // ---- barriers ----
@@ -244,6 +248,7 @@ export function buildResources(
   return {
     resources,
     namedBarriers: named,
+    ctaOf: ctaOfName,
     namedId: (cta, id) => (ctas === 1 ? id : 16 * cta + id),
     clusterBarrier: 16 * ctas,
     barrier(cta, addr) {
