@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { num } from '../../src/ir/expr.ts';
 import type { Op, Program, Ref, Role, Stmt } from '../../src/ir/program.ts';
-import { withCtaExits } from '../../src/ptx/lift/cta-exit.ts';
+import { explainCtaExit, withCtaExits } from '../../src/ptx/lift/cta-exit.ts';
 import { liftPtxFile, type LiftFacts } from '../../src/ptx/lift/index.ts';
 import { verifyPtx } from '../../src/api.ts';
 import { verifyProgram } from '../../src/verify.ts';
@@ -81,6 +81,15 @@ describe('the multicast ring of a 2-CTA cluster (CUTLASS\'s producer tail)', () 
     expect(r.violations[0]?.message).toMatch(/CTA [01] may exit before another CTA's arrive on its barriers/);
     expect(r.notes?.join('\n')).toMatch(/CTA 0, CTA 1 are touched by another CTA of the cluster/);
     expect(verifyPtx(read(`${CUDA_DIR}cluster_ring_ok.ptx`), { file: 'cluster_ring_ok.ptx' }).verdict).toBe('verified');
+  });
+});
+
+describe('explainCtaExit', () => {
+  const exits = [{ cta: 0, alive: 'cta0_alive', exit: 'cta0_exit' }];
+  it('says what a race on the lifetime slot means, and where a deadlocked role waits at the end', () => {
+    expect(explainCtaExit('race on cta0_alive[0]: …', exits)).toMatch(/— CTA 0 may exit before another CTA's arrive/);
+    expect(explainCtaExit('warp0_cta0 waits cta0_exit[0] parity 0; …', exits)).toMatch(/\(cta0_exit\[0\]: the end of CTA 0, where its first role waits for its other roles to finish\)$/);
+    expect(explainCtaExit('race on smem_0[0]: …', exits)).toBe('race on smem_0[0]: …');
   });
 });
 

@@ -101,11 +101,13 @@ function lastLoc(body: readonly Stmt[]): Loc | undefined {
 const ref = (name: string): Ref => ({ name, index: num(0) });
 
 /**
- * A violation message of the checker, with what it means where it names a CTA's lifetime slot:
- * a race on it is a remote operation that nothing orders before that CTA's exit.
+ * A violation message of the checker, with what it means where it names a CTA's lifetime slot (a
+ * race on it is a remote operation that nothing orders before that CTA's exit) or its exit barrier.
  */
 export function explainCtaExit(message: string, exits: readonly CtaExit[]): string {
+  const waiting = exits.filter((x) => message.includes(`${x.exit}[0]`));
+  const ending = waiting.length > 0 ? ` (${waiting.map((x) => `${x.exit}[0]`).join(', ')}: the end of CTA ${waiting.map((x) => x.cta).join(', ')}, where its first role waits for its other roles to finish)` : '';
   const e = exits.find((x) => message.includes(`${x.alive}[0]`));
-  if (!e) return message;
-  return `${message} — CTA ${e.cta} may exit before another CTA's arrive on its barriers or access to its shared memory (${e.alive} stands for CTA ${e.cta}'s lifetime: a remote operation reads it, and CTA ${e.cta} writes it once all its warps are done): a CTA must not exit while another still uses its shared memory; a cluster barrier before the exit, or a producer tail that waits for the peers' last releases (CUTLASS's producer_tail), orders them`;
+  if (!e) return `${message}${ending}`;
+  return `${message}${ending} — CTA ${e.cta} may exit before another CTA's arrive on its barriers or access to its shared memory (${e.alive} stands for CTA ${e.cta}'s lifetime: a remote operation reads it, and CTA ${e.cta} writes it once all its warps are done): a CTA must not exit while another still uses its shared memory; a cluster barrier before the exit, or a producer tail that waits for the peers' last releases (CUTLASS's producer_tail), orders them`;
 }
