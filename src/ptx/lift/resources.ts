@@ -88,7 +88,11 @@ export function buildResources(
   };
   // which CTA each resource belongs to (a cluster's are one per CTA)
   const ctaOfName = new Map<string, number>();
-  const perCta = (base: string): string[] => (ctas === 1 ? [unique(base)] : Array.from({ length: ctas }, (_, c) => unique(`${base}_c${c}`))).map((n, c) => (ctaOfName.set(n, c), n));
+  const perCta = (base: string): string[] => {
+    const ns = ctas === 1 ? [unique(base)] : Array.from({ length: ctas }, (_, c) => unique(`${base}_c${c}`));
+    ns.forEach((n, c) => ctaOfName.set(n, c));
+    return ns;
+  };
   const symName = (s: SmemSymbol | undefined): string => (s && !s.dynamic ? identifier(demangleLocal(s.name)) : 'smem');
 
   // ---- barriers ----
