@@ -58,7 +58,7 @@ if (process.env['AREFCHECK_PROFILE_CHILD'] === '1') {
     if (file === undefined) throw new Error('the child wrote no profile');
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
     console.log('self time by file:');
-    for (const line of selfTimes(profile, top, (name, file) => file)) console.log(line);
+    for (const line of selfTimes(profile, top, (_name, file) => file)) console.log(line);
     console.log('self time by function:');
     for (const line of selfTimes(profile, top, (name, file) => `${name}  ${file}`)) console.log(line);
   } finally {
@@ -69,16 +69,17 @@ if (process.env['AREFCHECK_PROFILE_CHILD'] === '1') {
 /** The `top` groups (`key` of a function's name and dir/file) by self time, as `12.3 %  key`. */
 function selfTimes(profile: CpuProfile, top: number, key: (name: string, file: string) => string): string[] {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const byFunction = new Map<string, number>();
+  const byKey = new Map<string, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
     total += dt;
     const frame = nodes.get(id)?.callFrame;
-    const where = frame ? key(frame.functionName || '(anonymous)', frame.url.split('/').slice(-2).join('/')) : '(unknown)';
-    byFunction.set(where, (byFunction.get(where) ?? 0) + dt);
+    // V8's own entries (the garbage collector, idle, native code) have no file
+    const where = frame ? key(frame.functionName || '(anonymous)', frame.url.split('/').slice(-2).join('/') || '(V8: no file)') : '(unknown)';
+    byKey.set(where, (byKey.get(where) ?? 0) + dt);
   });
-  return [...byFunction]
+  return [...byKey]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
     .map(([where, t]) => `${((100 * t) / total).toFixed(1).padStart(5)} %  ${where}`);
