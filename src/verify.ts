@@ -12,6 +12,7 @@ import { buildReport, type Report } from './verify/report.ts';
 import { rawResult } from './verify/raw-trace.ts';
 import { propertyStatuses, type PropertyStatus } from './verify/properties.ts';
 import { maxOf } from './util.ts';
+import { proofCoveringValue } from './every-k/covering.ts';
 
 export type { Report, ViolationReport, TraceEntry } from './verify/report.ts';
 export type { PropertyStatus, PropertyKind } from './verify/properties.ts';
@@ -35,6 +36,12 @@ export interface VerifyOptions {
   readonly onProgress?: (info: ProgressInfo) => void;
   /** Polled during exploration: true stops the run as inconclusive (the CLI's Ctrl-C). */
   readonly interrupted?: () => boolean;
+  /**
+   * A param of at least 1,024 may be verified through a proof for every value of it (default
+   * true; src/every-k/covering.ts); false explores the value itself (`--no-every-k`). Off without
+   * partial-order reduction, which asks for the full graph.
+   */
+  readonly everyK?: boolean;
 }
 
 /** Default limits: generous, but a run never hangs or exhausts memory (it ends inconclusive). */
@@ -74,6 +81,13 @@ function verifyAt(program: Program, level: Level, options: VerifyOptions): Repor
   const lowerIt = level === 'mbarrier' && programLevel(program) === 'aref';
   try {
     if (!lowerIt) {
+      const started = performance.now();
+      const limits = { maxStates: options.maxStates ?? DEFAULT_LIMITS.maxStates, maxMs: options.maxMs ?? DEFAULT_LIMITS.maxMs };
+      const proof = proofCoveringValue(program, level, options, limits);
+      if (proof) return proof;
+      // what a failed attempt at a proof took is not given again
+      const spent = performance.now() - started;
+      if (spent >= 1) options = { ...options, maxMs: Math.max(1, Math.floor(limits.maxMs - spent)) };
       // the explorer runs on packed words; the report reads the run's states, replayed (raw-trace.ts)
       const model = packedModelOfMachine(compileMachine(program, machineOptions));
       const result = check(model, checkOptions(options));

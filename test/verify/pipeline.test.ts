@@ -79,7 +79,8 @@ describe('limits', () => {
 
   it('huge parameters end inconclusive within the limits instead of hanging', () => {
     const program = pipelineProgram({ depth: 3, pending: 1, consumers: 1, iterations: 1_000_000, level: 'mbarrier' });
-    const report = verifyProgram(program, { maxMs: 1500 });
+    // explored itself (the proof for every K covers it: test/every-k/covering.test.ts)
+    const report = verifyProgram(program, { maxMs: 1500, everyK: false });
     expect(report.verdict).toBe('inconclusive');
   });
 });

@@ -1,0 +1,118 @@
+// A concrete value verified through a proof for every value: when a program's loop bound K is
+// large and the counter abstraction is exact for it (fragment.ts), one exploration of the
+// every-K model proves every K ≥ 1 — K = 4096 among them — in a fraction of the states of K = 4096
+// itself (docs/bench.md, "A proof for every K"). verifyProgram tries that first for each param of
+// at least COVER_FROM and falls back to exploring the value itself whenever the attempt is not a
+// proof: the abstraction is not exact, the search found a violation at some K (perhaps not this
+// one: the concrete run decides, and gives its shortest counterexample there), or the attempt
+// passed its share of the limits. So the route changes how long a verdict takes, never which.
+import type { Expr, Level, Program, Stmt } from '../ir/program.ts';
+import { evalInterval, type Interval } from '../lang/intervals.ts';
+import { compileMachine } from '../../semantics/index.ts';
+import { MAX_VALUE } from '../../semantics/machine.ts';
+import { propertyStatuses } from '../verify/properties.ts';
+import type { Report, VerifyOptions } from '../verify.ts';
+import { analyzeFragment } from './fragment.ts';
+import { verifyEveryK } from './verify.ts';
+
+/**
+ * The least value for which the proof is tried. Below it exploring the value costs about what
+ * the proof does (mbarrier D4 P1 C1: K = 256 94 ms, the proof 124 ms; K = 1024 235 ms).
+ */
+export const COVER_FROM = 1024;
+/** The attempt's share of the run's limits: a failed attempt costs at most this part of them. */
+const ATTEMPT_SHARE = 4;
+/** At most this many states for the attempt (the proofs measured take thousands to tens of thousands). */
+const ATTEMPT_STATES = 2_000_000;
+
+/**
+ * The report for `program` at its param values (`options.params` over the declared ones) from a
+ * proof for every value of one of its params, or undefined when no proof was found (explore the
+ * value). `program` is already at `level` (no lowering, no refinement monitor).
+ */
+export function proofCoveringValue(program: Program, level: Level, options: VerifyOptions, limits: { maxStates: number; maxMs: number }): Report | undefined {
+  if (options.everyK === false || options.reduction === false) return undefined;
+  const started = performance.now();
+  const values = new Map(program.params.map((p) => [p.name, p.value]));
+  for (const [name, value] of options.params ?? []) values.set(name, value);
+  for (const param of program.params) {
+    const value = values.get(param.name)!;
+    if (!Number.isSafeInteger(value) || value < COVER_FROM) continue;
+    const fixed = new Map([...values].filter(([name]) => name !== param.name));
+    // the proof reasons in true arithmetic, the value's own run refuses an operand past 32 bits
+    if (!staysInRange(program, values) || !analyzeFragment(program, param.name, fixed).exact) continue;
+    const left = limits.maxMs - (performance.now() - started);
+    if (left <= 0) return undefined;
+    const { onProgress: _quiet, ...rest } = options;
+    const proof = verifyEveryK(program, {
+      ...rest,
+      level,
+      params: fixed,
+      param: param.name,
+      min: 1,
+      everyK: false,
+      maxStates: Math.min(ATTEMPT_STATES, Math.ceil(limits.maxStates / ATTEMPT_SHARE)),
+      maxMs: Math.max(1, Math.floor(left / ATTEMPT_SHARE)),
+    });
+    // only a proof: a bounded scan, a violation somewhere or a limit leaves the value to explore
+    if (proof.verdict !== 'verified' || proof.scope !== `for every ${param.name} ≥ 1`) continue;
+    const machine = compileMachine(program, { literal: options.literal ?? false, params: options.params ?? new Map<string, number>() });
+    return {
+      verdict: 'verified',
+      level,
+      violations: [],
+      stats: { ...proof.stats, ms: performance.now() - started },
+      notes: [
+        `${param.name} = ${value} is covered by a proof for every ${param.name} ≥ 1; no state of ${param.name} = ${value} itself was explored (--no-every-k explores them)`,
+        ...(proof.notes ?? []),
+      ],
+      // what the value's own program can fail on (a property vacuous there stays vacuous)
+      properties: propertyStatuses(machine, false),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Whether every expression of the program, and every part of one, stays within the values the
+ * checker represents exactly at these param values (interval arithmetic over the loop ranges: an
+ * over-approximation, so false may be a false alarm, never the other way). Where it may not, the
+ * value's own run is the one to tell (it refuses such an operand: semantics/context.ts).
+ */
+export function staysInRange(program: Program, values: ReadonlyMap<string, number>): boolean {
+  const env = new Map<string, Interval>([...values].map(([name, v]) => [name, { lo: v, hi: v }]));
+  return program.roles.every((role) => role.body.every((st) => stmtInRange(st, env)));
+}
+
+function stmtInRange(st: Stmt, env: Map<string, Interval>): boolean {
+  switch (st.kind) {
+    case 'for': {
+      if (!exprInRange(st.from, env) || !exprInRange(st.to, env)) return false;
+      const from = evalInterval(st.from, env);
+      const to = evalInterval(st.to, env);
+      const inner = new Map(env).set(st.var, { lo: from.lo, hi: Math.max(from.lo, to.hi - 1) });
+      return st.body.every((s) => stmtInRange(s, inner));
+    }
+    case 'if':
+      return exprInRange(st.cond, env) && st.then.every((s) => stmtInRange(s, env)) && st.else.every((s) => stmtInRange(s, env));
+    case 'op':
+      return Object.values(st.op).every((field) => !isExprLike(field) || exprInRange(field, env)) && Object.values(st.op).every((field) => !isRefLike(field) || exprInRange(field.index, env));
+  }
+}
+
+const isExprLike = (x: unknown): x is Expr => typeof x === 'object' && x !== null && 'kind' in x && ['num', 'var', 'un', 'bin'].includes(String(x.kind));
+const isRefLike = (x: unknown): x is { index: Expr } => typeof x === 'object' && x !== null && 'index' in x && isExprLike(x.index);
+
+function exprInRange(e: Expr, env: ReadonlyMap<string, Interval>): boolean {
+  const { lo, hi } = evalInterval(e, env);
+  if (!(lo >= -MAX_VALUE && hi <= MAX_VALUE)) return false;
+  switch (e.kind) {
+    case 'num':
+    case 'var':
+      return true;
+    case 'un':
+      return exprInRange(e.arg, env);
+    case 'bin':
+      return exprInRange(e.left, env) && exprInRange(e.right, env);
+  }
+}
