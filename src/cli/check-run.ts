@@ -20,6 +20,8 @@ export interface VerificationRun {
   readonly collapse?: boolean;
   /** false: --no-symmetry */
   readonly symmetry?: boolean;
+  /** false: --no-every-k */
+  readonly everyK?: boolean;
   readonly json: boolean;
   readonly traceOut?: string;
   readonly sarif?: string;
@@ -36,6 +38,7 @@ export function runOptions(run: VerificationRun): VerifyOptions {
     reduction: run.reduction,
     ...(run.collapse === false ? { collapse: false } : {}),
     ...(run.symmetry === false ? { symmetry: false } : {}),
+    ...(run.everyK === false ? { everyK: false } : {}),
     ...(run.maxBytes === undefined ? {} : { maxBytes: run.maxBytes }),
     ...(run.level === undefined ? {} : { level: run.level }),
     ...(run.maxStates === undefined ? {} : { maxStates: run.maxStates }),

@@ -47,6 +47,7 @@ Options:
   --no-por               (verify) explore every interleaving (no partial-order reduction)
   --no-collapse          (verify) no collapse compression (more memory per state, a little less time)
   --no-symmetry          (verify) store every order of interchangeable roles (cooperative consumers)
+  --no-every-k           (verify) explore K itself, not first a proof for every K (K ≥ 1,024)
   --timeout S            (verify) stop (inconclusive) after S seconds
   --literal              (verify) follow the paper's consumed rule as written
   --trace-out DIR        (verify) write each counterexample to DIR as JSON; replay it on the
@@ -83,6 +84,7 @@ const SPEC: CommandSpec = {
     'no-por': { type: 'boolean' },
     'no-collapse': { type: 'boolean' },
     'no-symmetry': { type: 'boolean' },
+    'no-every-k': { type: 'boolean' },
     timeout: { type: 'string' },
     literal: { type: 'boolean' },
     'trace-out': { type: 'string' },

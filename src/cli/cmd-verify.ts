@@ -42,6 +42,9 @@ Options:
   --no-symmetry          store every order of interchangeable roles (same code, e.g.
                          cooperative consumers); by default one order per state is
                          stored, and counterexamples are still runs of the program
+  --no-every-k           explore a param's value itself: by default a param of 1,024 or more
+                         is first tried as a proof for every value of it (the method of
+                         NAME=any), and the value is explored only when that is no proof
   --json                 print one JSON object: verdict, level, violations (kind, message,
                          trace, actionIndices), stats
   --trace-out DIR        write each counterexample to DIR as JSON, for 'arefcheck replay'
@@ -93,6 +96,7 @@ const SPEC: CommandSpec = {
     'no-por': { type: 'boolean' },
     'no-collapse': { type: 'boolean' },
     'no-symmetry': { type: 'boolean' },
+    'no-every-k': { type: 'boolean' },
     json: { type: 'boolean' },
     'trace-out': { type: 'string' },
     sarif: { type: 'string' },

@@ -57,6 +57,7 @@ export function verificationFlags(cl: CommandLine): Omit<VerificationRun, 'name'
     reduction: !flagBoolean(cl, 'no-por'),
     ...(flagBoolean(cl, 'no-collapse') ? { collapse: false } : {}),
     ...(flagBoolean(cl, 'no-symmetry') ? { symmetry: false } : {}),
+    ...(flagBoolean(cl, 'no-every-k') ? { everyK: false } : {}),
     ...(level === undefined ? {} : { level }),
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(maxStates === undefined ? {} : { maxStates }),
