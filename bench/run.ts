@@ -24,7 +24,10 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 export interface PipelineBenchRow {
   readonly instance: SpinInstance;
+  /** the explorer on the instance itself (\`everyK: false\`) */
   readonly arefcheck: Report;
+  /** verifyProgram's default route: for K ≥ 1,024 first a proof for every K (src/every-k/covering.ts) */
+  readonly routed: Report;
   readonly spin?: SpinResult;
 }
 
@@ -47,18 +50,19 @@ export function benchInstances(quick: boolean): SpinInstance[] {
 export async function benchPipelines(instances: readonly SpinInstance[]): Promise<PipelineBenchRow[]> {
   // warm-up (JIT) on a small instance of each level, not measured
   for (const level of ['aref', 'mbarrier'] as const) verifyProgram(pipelineProgram({ depth: 4, pending: 1, consumers: 2, iterations: 32, level }), { level });
-  const reports = instances.map((inst) =>
-    verifyProgram(pipelineProgram({ depth: inst.depth, pending: inst.pending, consumers: inst.consumers, iterations: inst.iterations, level: inst.level }), { level: inst.level }),
-  );
+  const programOf = (inst: SpinInstance) => pipelineProgram({ depth: inst.depth, pending: inst.pending, consumers: inst.consumers, iterations: inst.iterations, level: inst.level });
+  const reports = instances.map((inst) => verifyProgram(programOf(inst), { level: inst.level, everyK: false }));
+  const routed = instances.map((inst) => verifyProgram(programOf(inst), { level: inst.level }));
+  for (const [i, r] of routed.entries()) if (r.verdict !== reports[i]!.verdict) throw new Error(`bench: the default route and the explorer disagree on instance ${i}`);
   const tools = spinTools();
-  if (!tools.spin || !tools.gcc) return instances.map((instance, i) => ({ instance, arefcheck: reports[i]! }));
+  if (!tools.spin || !tools.gcc) return instances.map((instance, i) => ({ instance, arefcheck: reports[i]!, routed: routed[i]! }));
   const work = mkdtempSync(join(tmpdir(), 'arefcheck-bench-'));
   try {
     // one pan at a time while timing: two would share the machine's cores with each other
     const runner = new SpinRunner(work, 1);
     const spin: SpinResult[] = [];
     for (const inst of instances) spin.push(await runner.verify(inst));
-    return instances.map((instance, i) => ({ instance, arefcheck: reports[i]!, spin: spin[i]! }));
+    return instances.map((instance, i) => ({ instance, arefcheck: reports[i]!, routed: routed[i]!, spin: spin[i]! }));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -66,15 +70,17 @@ export async function benchPipelines(instances: readonly SpinInstance[]): Promis
 
 export function pipelineTable(rows: readonly PipelineBenchRow[]): string[] {
   const lines = [
-    '| level | D | P | C | K | arefcheck verdict | states | transitions | ms | states/s | B/state | SPIN verdict | SPIN states | SPIN transitions | pan s | SPIN states/s | pan wall ms | SPIN compile ms | time ratio | states ratio |',
-    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| level | D | P | C | K | arefcheck verdict | states | transitions | ms | states/s | B/state | SPIN verdict | SPIN states | SPIN transitions | pan s | SPIN states/s | pan wall ms | SPIN compile ms | time ratio | states ratio | default route | states | ms | time ratio |',
+    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
   ];
-  for (const { instance: c, arefcheck: a, spin: s } of rows) {
+  for (const { instance: c, arefcheck: a, routed: d, spin: s } of rows) {
     const st = a.stats;
     const spinCells = s
       ? [s.verdict, fmt(s.states), fmt(s.transitions), s.panSeconds.toFixed(2), s.panSeconds > 0 ? fmt(s.states / s.panSeconds) : '—', fmt(s.runMs), fmt(s.compileMs), `${fmt1(st.ms / s.runMs)}×`, `${(st.states / s.states).toFixed(1)}×`]
       : ['(no spin)', '', '', '', '', '', '', '', ''];
-    lines.push(`| ${c.level} | ${c.depth} | ${c.pending} | ${c.consumers} | ${c.iterations} | ${a.verdict} | ${fmt(st.states)} | ${fmt(st.transitions)} | ${fmt(st.ms)} | ${fmt(st.statesPerSecond)} | ${fmt(st.bytesPerState)} | ${spinCells.join(' | ')} |`);
+    const route = d.notes?.some((n) => / is covered by a proof for every /.test(n)) ? 'proof for every K' : 'K explored';
+    const routeCells = [route, fmt(d.stats.states), fmt(d.stats.ms), s ? `${fmt1(d.stats.ms / s.runMs)}×` : ''];
+    lines.push(`| ${c.level} | ${c.depth} | ${c.pending} | ${c.consumers} | ${c.iterations} | ${a.verdict} | ${fmt(st.states)} | ${fmt(st.transitions)} | ${fmt(st.ms)} | ${fmt(st.statesPerSecond)} | ${fmt(st.bytesPerState)} | ${spinCells.join(' | ')} | ${routeCells.join(' | ')} |`);
   }
   return lines;
 }
@@ -92,12 +98,13 @@ export function pipelineSummary(rows: readonly PipelineBenchRow[]): string {
   const agree = withSpin.every((r) => r.spin.verdict === r.arefcheck.verdict);
   const x1 = (x: number): string => x.toFixed(1);
   return [
-    `arefcheck: ${range(a.map((s) => s.statesPerSecond), fmt)} states/s, ${range(a.map((s) => s.bytesPerState), fmt)} bytes/state.`,
+    `arefcheck's explorer: ${range(a.map((s) => s.statesPerSecond), fmt)} states/s, ${range(a.map((s) => s.bytesPerState), fmt)} bytes/state.`,
     withSpin.length === 0
       ? 'SPIN: not run.'
       : `SPIN: ${range(timed.map((r) => r.spin.states / r.spin.panSeconds), fmt)} states/s by pan's own clock (instances where it read at least ${MIN_PAN_SECONDS * 1000} ms); ` +
         `arefcheck stores ${range(withSpin.map((r) => r.arefcheck.stats.states / r.spin.states), x1)}× SPIN's states and takes ${range(withSpin.map((r) => r.arefcheck.stats.ms / r.spin.runMs), x1)}× the wall time of a whole pan process. ` +
-        `Verdicts ${agree ? 'agree on every instance' : 'DISAGREE on some instance'}.`,
+        `Verdicts ${agree ? 'agree on every instance' : 'DISAGREE on some instance'}. ` +
+        `With the default route (a proof for every K first where K ≥ 1,024) arefcheck takes ${range(withSpin.map((r) => r.routed.stats.ms / r.spin.runMs), x1)}× pan's wall time.`,
   ].join(' ');
 }
 
@@ -270,7 +277,8 @@ async function main(argv: readonly string[]): Promise<void> {
 /** What the columns mean; written into the page above the tables. */
 export const BENCH_NOTES = `How to read the tables:
 
-- **arefcheck**: \`verifyProgram(pipelineProgram({ depth: D, pending: P, consumers: C, iterations: K, level }), { level })\`
+- **arefcheck**: the explorer on the instance itself,
+  \`verifyProgram(pipelineProgram({ depth: D, pending: P, consumers: C, iterations: K, level }), { level, everyK: false })\`
   in this process, one instance at a time; *ms* is the checker's own wall time (exploration,
   invariants and the termination check); *B/state* the explorer's typed arrays divided by the states.
   The mbarrier level is the generated program already lowered (no refinement monitor), as SPIN's
@@ -281,6 +289,11 @@ export const BENCH_NOTES = `How to read the tables:
   \`gcc -O2 -DSAFETY -o pan pan.c\`, \`./pan -m100000\`, one pan at a time (bench/spin.ts). *pan s* is
   pan's own "elapsed time" (10 ms resolution); *pan wall ms* is the whole \`./pan\` process, which
   includes starting it and allocating its 2^24-slot hash table; *compile ms* is spin -a plus gcc.
+- **default route**: the same call without \`everyK: false\`, what \`arefcheck verify\` does: for
+  K ≥ 1,024 it first tries a proof for every K (src/every-k/covering.ts, docs/checker.md), which
+  covers the instance's K, and explores K itself only when that is no proof. *states* are the
+  proof's (or the exploration's), *time ratio* its ms / pan wall ms. The verdicts are the
+  explorer's (the bench checks it).
 - **time ratio** = arefcheck ms / pan wall ms; **states ratio** = arefcheck states / SPIN states.
   The state counts differ by design: SPIN's models write the slot synchronously inside a d_step and
   use partial-order reduction, while arefcheck interleaves the TMA landings and the wgmma
