@@ -60,6 +60,8 @@ export function proofCoveringValue(program: Program, level: Level, options: Veri
     return {
       verdict: 'verified',
       level,
+      // the verdict line says how K = V was covered: its states are the proof's, not K = V's
+      scope: `for ${param.name} = ${value}, by a proof for every ${param.name} ≥ 1`,
       violations: [],
       stats: { ...proof.stats, ms: performance.now() - started },
       notes: [

@@ -27,6 +27,8 @@ describe('a large K through the proof for every K', () => {
     expect(byProof(route)).toBe(true);
     expect(route.notes?.[0]).toBe('K = 1024 is covered by a proof for every K ≥ 1; no state of K = 1024 itself was explored (--no-every-k explores them)');
     expect(route.notes?.[1]).toMatch(/^proof for every K ≥ 1: the counters are exact/);
+    expect(route.scope).toBe('for K = 1024, by a proof for every K ≥ 1');
+    expect(explored.scope).toBeUndefined();
     expect(route.stats.states).toBeLessThan(explored.stats.states);
     expect(route.properties).toEqual(explored.properties);
   });
