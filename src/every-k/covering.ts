@@ -6,13 +6,12 @@
 // proof: the abstraction is not exact, the search found a violation at some K (perhaps not this
 // one: the concrete run decides, and gives its shortest counterexample there), or the attempt
 // passed its share of the limits. So the route changes how long a verdict takes, never which.
-import type { Expr, Level, Program, Stmt } from '../ir/program.ts';
-import { evalInterval, type Interval } from '../lang/intervals.ts';
+import type { Level, Program } from '../ir/program.ts';
 import { compileMachine } from '../../semantics/index.ts';
-import { MAX_VALUE } from '../../semantics/machine.ts';
 import { propertyStatuses } from '../verify/properties.ts';
 import type { Report, VerifyOptions } from '../verify.ts';
 import { analyzeFragment } from './fragment.ts';
+import { everyScope, largestInRange, staysInRange } from './range.ts';
 import { verifyEveryK } from './verify.ts';
 
 /**
@@ -55,17 +54,17 @@ export function proofCoveringValue(program: Program, level: Level, options: Veri
       maxMs: Math.max(1, Math.floor(left / ATTEMPT_SHARE)),
     });
     // only a proof: a bounded scan, a violation somewhere or a limit leaves the value to explore
-    if (proof.verdict !== 'verified' || proof.scope !== `for every ${param.name} ≥ 1`) continue;
+    if (proof.verdict !== 'verified' || proof.scope !== everyScope(param.name, 1, largestInRange(program, param.name, fixed, 1))) continue;
     const machine = compileMachine(program, { literal: options.literal ?? false, params: options.params ?? new Map<string, number>() });
     return {
       verdict: 'verified',
       level,
       // the verdict line says how K = V was covered: its states are the proof's, not K = V's
-      scope: `for ${param.name} = ${value}, by a proof for every ${param.name} ≥ 1`,
+      scope: `for ${param.name} = ${value}, by a proof ${proof.scope}`,
       violations: [],
       stats: { ...proof.stats, ms: performance.now() - started },
       notes: [
-        `${param.name} = ${value} is covered by a proof for every ${param.name} ≥ 1; no state of ${param.name} = ${value} itself was explored (--no-every-k explores them)`,
+        `${param.name} = ${value} is covered by a proof ${proof.scope}; no state of ${param.name} = ${value} itself was explored (--no-every-k explores them)`,
         ...(proof.notes ?? []),
       ],
       // what the value's own program can fail on (a property vacuous there stays vacuous)
@@ -73,48 +72,4 @@ export function proofCoveringValue(program: Program, level: Level, options: Veri
     };
   }
   return undefined;
-}
-
-/**
- * Whether every expression of the program, and every part of one, stays within the values the
- * checker represents exactly at these param values (interval arithmetic over the loop ranges: an
- * over-approximation, so false may be a false alarm, never the other way). Where it may not, the
- * value's own run is the one to tell (it refuses such an operand: semantics/context.ts).
- */
-export function staysInRange(program: Program, values: ReadonlyMap<string, number>): boolean {
-  const env = new Map<string, Interval>([...values].map(([name, v]) => [name, { lo: v, hi: v }]));
-  return program.roles.every((role) => role.body.every((st) => stmtInRange(st, env)));
-}
-
-function stmtInRange(st: Stmt, env: Map<string, Interval>): boolean {
-  switch (st.kind) {
-    case 'for': {
-      if (!exprInRange(st.from, env) || !exprInRange(st.to, env)) return false;
-      const from = evalInterval(st.from, env);
-      const to = evalInterval(st.to, env);
-      const inner = new Map(env).set(st.var, { lo: from.lo, hi: Math.max(from.lo, to.hi - 1) });
-      return st.body.every((s) => stmtInRange(s, inner));
-    }
-    case 'if':
-      return exprInRange(st.cond, env) && st.then.every((s) => stmtInRange(s, env)) && st.else.every((s) => stmtInRange(s, env));
-    case 'op':
-      return Object.values(st.op).every((field) => !isExprLike(field) || exprInRange(field, env)) && Object.values(st.op).every((field) => !isRefLike(field) || exprInRange(field.index, env));
-  }
-}
-
-const isExprLike = (x: unknown): x is Expr => typeof x === 'object' && x !== null && 'kind' in x && ['num', 'var', 'un', 'bin'].includes(String(x.kind));
-const isRefLike = (x: unknown): x is { index: Expr } => typeof x === 'object' && x !== null && 'index' in x && isExprLike(x.index);
-
-function exprInRange(e: Expr, env: ReadonlyMap<string, Interval>): boolean {
-  const { lo, hi } = evalInterval(e, env);
-  if (!(lo >= -MAX_VALUE && hi <= MAX_VALUE)) return false;
-  switch (e.kind) {
-    case 'num':
-    case 'var':
-      return true;
-    case 'un':
-      return exprInRange(e.arg, env);
-    case 'bin':
-      return exprInRange(e.left, env) && exprInRange(e.right, env);
-  }
 }

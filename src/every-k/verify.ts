@@ -6,12 +6,15 @@
 import { check } from '../../checker/index.ts';
 import { compileMachine } from '../../semantics/index.ts';
 import { InputError } from '../diag.ts';
+import { MAX_INT } from '../lang/syntax.ts';
+import { MAX_VALUE } from '../../semantics/machine.ts';
 import { programLevel, type Level, type Program } from '../ir/program.ts';
 import { lowerProgram } from '../lower.ts';
 import { DEFAULT_LIMITS, checkOptions, checkedLevel, combineReports, sumStats, verifyProgram, type Report, type VerifyOptions, type ViolationReport } from '../verify.ts';
 import { propertyStatuses, type PropertyStatus } from '../verify/properties.ts';
 import { analyzeFragment, type Fragment, type NotExact } from './fragment.ts';
 import { everyKModel } from './model.ts';
+import { everyScope, largestInRange } from './range.ts';
 
 export interface EveryKOptions extends VerifyOptions {
   /** the parameter left open */
@@ -52,7 +55,14 @@ function everyKAt(program: Program, level: Level, options: EveryKOptions, lowere
   if (result.verdict === 'verified' && model.horizonReached()) {
     return bounded(program, level, options, min, [{ message: `the roles' loop counters drift apart without bound (${param}'s representative passed ${model.horizon})` }], properties);
   }
-  const scope = `for every ${param} ≥ ${min}`;
+  // the proof's arithmetic is true arithmetic: it covers only the values that stay in 32 bits
+  const inRangeTo = largestInRange(program, param, fixed, min);
+  if (inRangeTo < min) return bounded(program, level, options, min, [{ message: `at ${param} = ${min} an expression may already pass ${MAX_VALUE} (the largest value the checker represents)` }], properties);
+  const scope = everyScope(param, min, inRangeTo);
+  const range =
+    inRangeTo < MAX_INT
+      ? [`past ${param} = ${inRangeTo.toLocaleString('en-US')} an expression may pass ${MAX_VALUE}, the largest value the checker (and a 32-bit register) represents: the proof's true arithmetic is not what runs there, so those values are not covered (a concrete check refuses them)`]
+      : [];
   if (result.verdict !== 'violation') {
     return {
       verdict: result.verdict,
@@ -60,7 +70,7 @@ function everyKAt(program: Program, level: Level, options: EveryKOptions, lowere
       violations: [],
       stats: result.stats,
       ...(result.limit ? { limit: result.limit } : {}),
-      notes: [...(result.verdict === 'verified' ? [proofNote(param, min, analysis.fragment, result.stats.states)] : []), ...(result.notes ?? [])],
+      notes: [...(result.verdict === 'verified' ? [proofNote(param, min, analysis.fragment, result.stats.states), ...range] : []), ...(result.notes ?? [])],
       scope,
       properties,
     };
