@@ -6,7 +6,7 @@
 //   npm run bench                          print
 //   npm run bench -- --out docs/bench.md   print and write the page
 //   npm run bench -- --quick               only K = 64 (a smoke run)
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -269,10 +269,22 @@ async function main(argv: readonly string[]): Promise<void> {
       `Node ${process.version}; ${machine}.`,
       '',
     ];
-    writeFileSync(out, `${[...header, BENCH_NOTES, '', text].join('\n').trimEnd()}\n`);
+    // the profile section is written by hand from bench/profile.ts runs: kept across runs
+    const kept = existsSync(out) ? handWritten(readFileSync(out, 'utf8')) : '';
+    const body = kept ? text.replace('## The explorer on toy models', `${kept}\n\n## The explorer on toy models`) : text;
+    writeFileSync(out, `${[...header, BENCH_NOTES, '', body].join('\n').trimEnd()}\n`);
     console.error(`wrote ${out}`);
   }
 }
+
+/** The hand-written section of a bench page (bench/profile.ts figures), or '' when it has none. */
+function handWritten(page: string): string {
+  const at = page.indexOf(PROFILE_HEADING);
+  if (at < 0) return '';
+  const end = page.indexOf('\n## ', at + PROFILE_HEADING.length);
+  return page.slice(at, end < 0 ? undefined : end).trimEnd();
+}
+const PROFILE_HEADING = "## Where the explorer's time goes (bench/profile.ts)";
 
 /** What the columns mean; written into the page above the tables. */
 export const BENCH_NOTES = `How to read the tables:
