@@ -162,7 +162,8 @@ describe('a persistent kernel with its tile count open (T=any, K fixed)', () => 
         const program = level === 'aref' ? aref : lowerProgram(aref);
         const any = verifyEveryK(program, { param: 'T' });
         expect(any.verdict).toBe(c.verdict);
-        expect(any.scope).toBe('for every T ≥ 1');
+        // stage t·K + k reaches T·K − 1: past T = 2^31 / K it would not fit in 32 bits
+        expect(any.scope).toBe(`for every T from 1 to ${Math.floor(2 ** 31 / c.k).toLocaleString('en-US')}`);
         for (let t = 1; t <= 6; t++) expect(verifyProgram(program, { params: new Map([['T', t]]) }).verdict, `T = ${t}`).toBe(c.verdict);
         if (c.verdict === 'violation') expect(any.violations.map((v) => v.params?.['T'])).toEqual([1]);
       });
