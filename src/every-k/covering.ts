@@ -11,7 +11,7 @@ import { compileMachine } from '../../semantics/index.ts';
 import { propertyStatuses } from '../verify/properties.ts';
 import type { Report, VerifyOptions } from '../verify.ts';
 import { analyzeFragment } from './fragment.ts';
-import { everyScope, largestInRange, staysInRange } from './range.ts';
+import { everyScope, largestInRange } from './range.ts';
 import { verifyEveryK } from './verify.ts';
 
 /**
@@ -38,8 +38,10 @@ export function proofCoveringValue(program: Program, level: Level, options: Veri
     const value = values.get(param.name)!;
     if (!Number.isSafeInteger(value) || value < COVER_FROM) continue;
     const fixed = new Map([...values].filter(([name]) => name !== param.name));
-    // the proof reasons in true arithmetic, the value's own run refuses an operand past 32 bits
-    if (!staysInRange(program, values) || !analyzeFragment(program, param.name, fixed).exact) continue;
+    // the proof reasons in true arithmetic, the value's own run refuses an operand past 32 bits:
+    // a proof covers the value only when every value up to it stays in range (range.ts)
+    const inRangeTo = largestInRange(program, param.name, fixed, 1);
+    if (value > inRangeTo || !analyzeFragment(program, param.name, fixed).exact) continue;
     const left = limits.maxMs - (performance.now() - started);
     if (left <= 0) return undefined;
     const { onProgress: _quiet, ...rest } = options;
@@ -54,7 +56,7 @@ export function proofCoveringValue(program: Program, level: Level, options: Veri
       maxMs: Math.max(1, Math.floor(left / ATTEMPT_SHARE)),
     });
     // only a proof: a bounded scan, a violation somewhere or a limit leaves the value to explore
-    if (proof.verdict !== 'verified' || proof.scope !== everyScope(param.name, 1, largestInRange(program, param.name, fixed, 1))) continue;
+    if (proof.verdict !== 'verified' || proof.scope !== everyScope(param.name, 1, inRangeTo)) continue;
     const machine = compileMachine(program, { literal: options.literal ?? false, params: options.params ?? new Map<string, number>() });
     return {
       verdict: 'verified',

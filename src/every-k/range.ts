@@ -8,16 +8,11 @@ import { MAX_VALUE } from '../../semantics/machine.ts';
 
 /**
  * Whether every expression of the program, and every part of one, stays within the values the
- * checker represents exactly at these param values (interval arithmetic over the loop ranges: an
- * over-approximation, so false may be a false alarm, never the other way). Where it may not, the
- * value's own run is the one to tell (it refuses such an operand: semantics/context.ts).
+ * checker represents exactly for every param value in the intervals of `env` (interval arithmetic
+ * over the loop ranges: an over-approximation, so false may be a false alarm, never the other
+ * way). Where it may not, a concrete run is the one to tell (it refuses such an operand).
  */
-export function staysInRange(program: Program, values: ReadonlyMap<string, number>): boolean {
-  return staysInRangeOver(program, new Map<string, Interval>([...values].map(([name, v]) => [name, { lo: v, hi: v }])));
-}
-
-/** staysInRange with each param ranging over an interval: true says so for every value in them. */
-function staysInRangeOver(program: Program, env: ReadonlyMap<string, Interval>): boolean {
+function staysInRange(program: Program, env: ReadonlyMap<string, Interval>): boolean {
   return program.roles.every((role) => role.body.every((st) => stmtInRange(st, new Map(env))));
 }
 
@@ -28,7 +23,7 @@ function staysInRangeOver(program: Program, env: ReadonlyMap<string, Interval>):
  * param can take passes; min − 1 when min itself may not.
  */
 export function largestInRange(program: Program, param: string, fixed: ReadonlyMap<string, number>, min: number): number {
-  const passes = (hi: number): boolean => staysInRangeOver(program, new Map([...[...fixed].map(([n, v]): [string, Interval] => [n, { lo: v, hi: v }]), [param, { lo: min, hi }]]));
+  const passes = (hi: number): boolean => staysInRange(program, new Map([...[...fixed].map(([n, v]): [string, Interval] => [n, { lo: v, hi: v }]), [param, { lo: min, hi }]]));
   if (passes(MAX_INT)) return MAX_INT;
   let lo = min - 1; // passes (vacuously at min − 1)
   let hi = MAX_INT; // fails
