@@ -338,10 +338,14 @@ class Closure {
   private earliestStop(q: number): number | undefined {
     if (!this.s.roles[q]) return undefined;
     const at = this.at[q]!;
-    const first = this.horizons.waits[q]![this.horizons.firstWait(q, at)];
-    if (first === undefined || first >= this.horizons.straightEnd(q, at)) return undefined;
+    const k = this.horizons.firstWait(q, at);
     const kind = currentOp(this.m, this.s, q)?.op.kind;
-    if (kind === 'wgmma.wait' || kind === 'bulk.wait') return at;
+    // an enabled put or get has its token now (its flag is 1), so no analysis stops q there
+    const passes = this.horizons.waits[q]![k] === at && (kind === 'put' || kind === 'get') && this.actionOf[q]! >= 0;
+    const first = this.horizons.waits[q]![passes ? k + 1 : k];
+    if (first === undefined || first >= this.horizons.straightEnd(q, at)) return undefined;
+    // blocked there, the analysis may hold it where it is; enabled, it runs on to its first wait
+    if ((kind === 'wgmma.wait' || kind === 'bulk.wait') && this.actionOf[q]! < 0) return at;
     const op = this.horizons.positions.instr(q, first);
     return op?.kind === 'op' && op.op.kind === 'bar.sync' ? first + 1 : first;
   }

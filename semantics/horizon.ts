@@ -23,7 +23,9 @@ export class Horizons {
   readonly waitParities: Int32Array[];
   // Named barrier id is counter `barrierCount + id` in `waits` (a `bar.sync` with constant
   // operands, parity NAMED_SYNC) and in the effects (a bar.sync or bar.arrive adds its role's
-  // threads as arrivals, and names a thread count: `fewestPer`).
+  // threads as arrivals, and names a thread count: `fewestPer`). Aref slot a has two token
+  // counters (`slotCounter`): a put waits on its E tokens, which a consumed adds; a get on its F
+  // tokens, which a put adds (parity SLOT_TOKEN, one arrival per op).
   /** per role: object → ascending positions of ops that only read it */
   private readonly readAt: Map<number, number[]>[];
   /** per role: object → ascending positions of ops touching it / writing it */
@@ -62,6 +64,11 @@ export class Horizons {
       const id = value(r, i, op.id, instr.args[0]);
       return id !== undefined && id < o.named ? id : undefined;
     };
+    const arefSlotAt = (r: number, i: number, instr: OpInstr): number | undefined => {
+      const ref = instr.refs[0]!;
+      const index = 'target' in instr.op ? value(r, i, instr.op.target.index, ref.index) : undefined;
+      return index !== undefined && index < ref.res.size ? ref.res.base + index : undefined;
+    };
     const opAt = (r: number, i: number): OpInstr | undefined => {
       const instr = p.instr(r, i);
       return instr?.kind === 'op' ? instr : undefined;
@@ -95,6 +102,14 @@ export class Horizons {
             waits.push(pc);
             waitBarriers.push(ref.res.base + index);
             waitParities.push(parity ?? -1);
+          }
+        }
+        if ((instr.op.kind === 'put' || instr.op.kind === 'get') && ref?.res.space === 'aref') {
+          const index = value(r, pc, instr.op.target.index, ref.index);
+          if (index !== undefined && index < ref.res.size) {
+            waits.push(pc);
+            waitBarriers.push(slotCounter(o, ref.res.base + index, instr.op.kind === 'put' ? 'E' : 'F'));
+            waitParities.push(SLOT_TOKEN);
           }
         }
         if (instr.op.kind === 'bar.sync' && value(r, pc, instr.op.threads, instr.args[1]) !== undefined) {
@@ -132,7 +147,17 @@ export class Horizons {
         }
         const counted = countingOp(instr, (e, f) => value(r, pc, e, f));
         const arrivals = arrivalsOf(o, instr, t);
+        const kind = instr.op.kind;
+        // the aref slot a put or consumed names here, when it is known
+        const arefSlot = (kind === 'put' || kind === 'consumed') && instr.refs[0]?.res.space === 'aref' ? arefSlotAt(r, pc, instr) : undefined;
         for (const x of t.writes) {
+          if (x < m.arefSlotCount) {
+            // only put and consumed add tokens (get and the rest take them or leave F and E alone)
+            if (kind !== 'put' && kind !== 'consumed') continue;
+            effectBarrier.push(slotCounter(o, x, kind === 'put' ? 'F' : 'E'));
+            effectCounts.push(arefSlot === x ? 1 : Infinity, 0, 0);
+            continue;
+          }
           if (x >= o.slots + o.barriers && x < o.slots + o.barriers + o.named) {
             // a named barrier: the op's id may be one of several (then it counts as unknown there)
             effectBarrier.push(x - o.slots);
@@ -290,6 +315,18 @@ export function fewestPer(named: boolean, fewest: number, arrivals: number, seco
 
 /** The parity entry of a `bar.sync` in `waits`. */
 export const NAMED_SYNC = 2;
+/** The parity entry of a put or get in `waits`: its j-th from a position needs j tokens of its slot counter. */
+export const SLOT_TOKEN = 3;
+
+/**
+ * The counter of aref slot a's tokens after the mbarriers and named barriers: E, which a put
+ * takes and a consumed gives, and F, which a get takes and a put gives. On any path the puts into
+ * a number at most E + the consumed of a, and the gets at most F + the puts (aref.ts: only those
+ * three rules change F and E, and each take needs the flag at 1 and leaves it at 0).
+ */
+export function slotCounter(o: ObjectSpace, a: number, token: 'E' | 'F'): number {
+  return o.barriers + o.named + 2 * a + (token === 'F' ? 1 : 0);
+}
 
 /** An op that only counts on one barrier, with known operands (`value`: an operand's value, if known): what it adds there. */
 function countingOp(instr: OpInstr, value: (e: Expr, f: CExpr | undefined) => number | undefined): (BarrierUpdates & { barrier: number }) | undefined {

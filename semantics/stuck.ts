@@ -7,7 +7,11 @@
 // copies are in flight) but not the next one, so it arrives on this CTA's empty barrier once.
 //
 // Named barriers are counters too (B + id): bar.sync and bar.arrive add threads, a generation
-// completes at the count, and a role's j-th bar.sync from its pc needs j more generations.
+// completes at the count, and a role's j-th bar.sync from its pc needs j more generations. So are
+// the F and E flags of aref slots, as tokens (horizon.ts `slotCounter`): a role's j-th put into a
+// slot from its pc needs j E tokens, which are the flag now and the consumed of the outside; its
+// j-th get j F tokens, the flag and the outside's puts. A producer whose next put is into a slot
+// the set's consumer still holds stops there, and its later puts are not its horizon.
 //
 // A least fixed point over bounds N_b (completions still possible), from 0. A role outside the set
 // walks its straight-line code from its position (positions.ts: a pc, or an op of its unrolled
@@ -33,7 +37,7 @@
 // nothing more: until b is raised both fixed-point iterations make the same moves, and once the
 // counts show that the outside alone cannot complete b they never raise it.
 import { barrierObject, closesMmaGroup, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
-import { fewestPer, NAMED_SYNC, type Horizons } from './horizon.ts';
+import { fewestPer, NAMED_SYNC, slotCounter, SLOT_TOKEN, type Horizons } from './horizon.ts';
 import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
 import { isStraightLine, runsInOrder, valueAt, type Positions } from './positions.ts';
@@ -115,6 +119,8 @@ export class StuckBarriers {
   private readonly futures: Futures;
   private readonly horizons: Horizons;
   private readonly counters: number;
+  /** the first aref token counter (horizon.ts `slotCounter`) */
+  private readonly slotsFrom: number;
   /** per barrier: N, the completions still possible (Infinity: not bounded) */
   private readonly bound: Float64Array;
   /** arrivals, expected and landed bytes per barrier, over what is counted so far */
@@ -185,8 +191,9 @@ export class StuckBarriers {
     this.futures = futures;
     this.horizons = horizons;
     this.lookahead = horizons.positions.unrolled || isStraightLine(m) ? 1 : Infinity;
-    // counters 0..B−1 are the mbarriers, B + id the named barriers (horizon.ts)
-    const C = (this.counters = m.barrierCount + o.named);
+    // counters 0..B−1 are the mbarriers, B + id the named barriers, then two per aref slot (horizon.ts)
+    this.slotsFrom = m.barrierCount + o.named;
+    const C = (this.counters = m.barrierCount + o.named + 2 * m.arefSlotCount);
     const R = m.roles.length;
     this.bound = new Float64Array(C);
     this.counts = new Float64Array(3 * C);
@@ -215,6 +222,11 @@ export class StuckBarriers {
     const R = m.roles.length;
     this.forState(s, out.at);
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
+    // an aref slot's tokens now: F or E at 1 lets one get or put pass before any other op runs
+    for (let a = 0; a < m.arefSlotCount; a++) {
+      bound[slotCounter(this.o, a, 'E')] = s.arefE[a] ?? 0;
+      bound[slotCounter(this.o, a, 'F')] = s.arefF[a] ?? 0;
+    }
     counts.fill(0);
     this.fewest.fill(Infinity);
     const result = this.nextResult();
@@ -253,7 +265,9 @@ export class StuckBarriers {
       const n =
         b < m.barrierCount
           ? completionsAllowed(s.barriers[b]!, counts[3 * b]!, counts[3 * b + 1]!, counts[3 * b + 2]!, this.fewest[b]!)
-          : generationsAllowed(s, b - m.barrierCount, this.fewest[b]!, counts[3 * b]!);
+          : b < this.slotsFrom
+            ? generationsAllowed(s, b - m.barrierCount, this.fewest[b]!, counts[3 * b]!)
+            : this.tokensNow(b) + counts[3 * b]!;
       if (n <= bound[b]!) continue;
       bound[b] = n > this.lookahead ? Infinity : n;
       // a bar.sync's own arrival was counted with the ops before its stop
@@ -267,7 +281,9 @@ export class StuckBarriers {
         movers[i] = p;
       }
       this.stoppedFirst[b] = -1;
-      for (let i = 0; i < moving; i++) this.advance(movers[i]!, this.stop[movers[i]!]! + (b < m.barrierCount ? 0 : 1));
+      // a bar.sync's arrival at the stop is counted; a wait, put or get there has not run
+      const named = b >= m.barrierCount && b < this.slotsFrom ? 1 : 0;
+      for (let i = 0; i < moving; i++) this.advance(movers[i]!, this.stop[movers[i]!]! + named);
     }
     result.bound.set(bound);
     result.counts.set(counts);
@@ -290,13 +306,14 @@ export class StuckBarriers {
    * The first position from `at` of a wgmma.wait that holds role p for good on paths outside the
    * set, or Infinity. Its group count there is its groups outstanding now plus its commits on the
    * way; a retirement takes one group of every partner at once, and a partner of the set commits
-   * nothing, so at most as many retire as the fewest groups such a partner has now. A wait N with
-   * more groups than N plus those retirements never passes.
+   * nothing, so at most as many retire as the fewest groups such a partner has now — none when
+   * the unit itself is in the set. A wait N with more groups than N plus those retirements never
+   * passes.
    */
   private held(p: number, at: number, inSet: Uint8Array): number {
     const waits = this.mmaWaits[p];
     if (!waits) return Infinity;
-    let retirable = Infinity;
+    let retirable = inSet[unitProcess(this.m, p, 'mma')] === 1 ? 0 : Infinity;
     for (const q of this.m.mmaPartners[p] ?? []) if (q !== p && inSet[q] === 1) retirable = Math.min(retirable, groupsOf(this.s.roles[q]));
     if (retirable === Infinity) return Infinity;
     const now = groupsOf(this.s.roles[p]);
@@ -385,6 +402,20 @@ export class StuckBarriers {
       counts[3 * (m.barrierCount + id)] = Infinity;
       this.enqueue(m.barrierCount + id);
     }
+    // aref slot a is object a: a later put or consumed may give either token
+    for (let a = 0; a < m.arefSlotCount; a++) {
+      if (!this.futures.writes(p, end, a)) continue;
+      for (const c of [slotCounter(this.o, a, 'E'), slotCounter(this.o, a, 'F')]) {
+        counts[3 * c] = Infinity;
+        this.enqueue(c);
+      }
+    }
+  }
+
+  /** The tokens aref counter c (from slotsFrom on) has in the state: its slot's E or F flag. */
+  private tokensNow(c: number): number {
+    const i = c - this.slotsFrom;
+    return ((i & 1) === 0 ? this.s.arefE[i >> 1] : this.s.arefF[i >> 1]) ?? 0;
   }
 
   /**
@@ -401,8 +432,10 @@ export class StuckBarriers {
     for (; k < waits.length && waits[k]! < end; k++) {
       const b = barriers[k]!;
       const parity = parities[k]!;
-      if (parity === NAMED_SYNC) {
-        // its j-th bar.sync on the barrier from here needs j more generations to complete
+      if (parity === NAMED_SYNC || parity === SLOT_TOKEN) {
+        // its j-th bar.sync on the barrier from here needs j more generations to complete, its
+        // j-th put or get on a slot j tokens; past an unbounded counter the count needs no keeping
+        if (this.bound[b] === Infinity) continue;
         const at = this.entry(p, b);
         const needed = lowest[at]! + 1;
         if (needed > this.bound[b]!) return k;
@@ -465,7 +498,7 @@ export class StuckBarriers {
       const b = horizons.barrierOfEffect(p, i);
       if (b < 0) {
         counts.fill(Infinity);
-        for (let x = 0; x < this.m.barrierCount; x++) this.enqueue(x);
+        for (let x = 0; x < this.counters; x++) this.enqueue(x);
         return;
       }
       for (let j = 0; j < 3; j++) counts[3 * b + j] = counts[3 * b + j]! + c[3 * i + j]!;
@@ -575,11 +608,11 @@ export function threadsMissing(s: MachineState, id: number, threads: number): nu
 
 /**
  * The wgmma.wait positions of role r, with their N, and its commits before each position, for a
- * role of a split warpgroup whose positions run in order (straight-line code or unrolled); undefined
- * otherwise, or where an N cannot be told (then no wait is taken as held).
+ * role whose positions run in order (straight-line code or unrolled); undefined otherwise, when it
+ * has no wgmma.wait, or where an N cannot be told (then no wait is taken as held).
  */
 function mmaWaitsOf(m: Machine, p: Positions, r: number): { at: Int32Array; pending: Int32Array; commitsBefore: Int32Array } | undefined {
-  if ((m.mmaPartners[r]?.length ?? 1) < 2) return undefined;
+  if (!m.roles[r]?.code.some((instr) => instr.kind === 'op' && instr.op.kind === 'wgmma.wait')) return undefined;
   const n = p.length(r);
   if (!runsInOrder(p, r)) return undefined;
   const commitsBefore = new Int32Array(n + 1);
