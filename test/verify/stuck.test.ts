@@ -15,6 +15,7 @@ import { clusterRingText, gridClusterText, pingpongClusterText } from './cluster
 import { completionsAllowed } from '../../semantics/stuck.ts';
 import type { BarrierState } from '../../semantics/state.ts';
 import { firstBreach, subsetsChecked } from './persistence.ts';
+import { pipelineProgram } from '../../src/pipeline.ts';
 
 const HEADER = ['mbarrier b[1] count 1', 'mbarrier c[1] count 1', 'mbarrier d[1] count 1', '', 'role R warps 1:', '  arrive d[0], 1', ''];
 
@@ -260,5 +261,61 @@ describe('completion bounds (stuck.ts)', () => {
     expect(at16 / at4).toBeLessThan(5);
     expect(states(3, 12, 2)).toBeLessThan(200 * 12);
   }, 120_000);
-});
 
+  // Aref slots' F and E flags are token counters of the same fixed point (horizon.ts
+  // `slotCounter`): a put needs an E token, which a consumed gives; a get an F token, which a put gives.
+  it("aref tokens: a consumed outside the set gives a producer's put its E token", () => {
+    // Q's put into B[0] conflicts with P's put into B[0], which P reaches once C consumes A[0]
+    // (outside the set {Q}) and P puts A[0] again. Counting no E token for C's consumed stopped P
+    // at its second put for good, and {Q} was taken alone: "put B[0], 2 disables put B[0], 4"
+    const text = [
+      'aref A[1] bytes 128',
+      'aref B[1] bytes 128',
+      '',
+      'role Q warps 1:',
+      '  put B[0], 2',
+      '',
+      'role P warps 1:',
+      '  put A[0], 1',
+      '  put A[0], 3',
+      '  put B[0], 4',
+      '',
+      'role C warps 1:',
+      '  get A[0] expect 1',
+      '  consumed A[0]',
+      '  get A[0] expect 3',
+      '  consumed A[0]',
+      '',
+      'role D warps 1:',
+      '  get B[0]',
+      '  consumed B[0]',
+      '  get B[0]',
+      '  consumed B[0]',
+    ].join('\n');
+    const p = parseProgramText(text + '\n', 'tokens.aref');
+    expect(firstBreach(programModel(p), 2000)).toBeUndefined();
+    expect(subsetsChecked).toBeGreaterThan(2);
+    const reduced = verifyProgram(p);
+    const full = verifyProgram(p, { reduction: false });
+    expect(reduced.verdict).toBe('verified');
+    expect(full.verdict).toBe('verified');
+    expect(reduced.stats.states).toBeLessThan(full.stats.states);
+  });
+
+  it('aref pipelines: a producer stops at a put into a slot the set holds (about 6 reduced states per k)', () => {
+    const states = (consumers: number, iterations: number): number => {
+      const r = verifyProgram(pipelineProgram({ depth: 4, pending: 1, consumers, iterations, level: 'aref' }), { level: 'aref', everyK: false });
+      expect(r.verdict).toBe('verified');
+      return r.stats.states;
+    };
+    // measured (2026-12-04): 386 and 1,538 states at K = 64 and 256 with one consumer, 387 and
+    // 1,539 with two. Without the token counters the producer ran rounds ahead in the analysis and
+    // its fills conflicted with every get: 1,116 and 4,572 (one consumer), 539 and 2,075 (two)
+    for (const consumers of [1, 2]) {
+      const at64 = states(consumers, 64);
+      const at256 = states(consumers, 256);
+      expect(at256, `C = ${consumers}`).toBeLessThan(7 * 256);
+      expect(at256 / at64, `C = ${consumers}`).toBeLessThan(4.2);
+    }
+  });
+});
