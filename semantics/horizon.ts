@@ -105,10 +105,10 @@ export class Horizons {
           }
         }
         if ((instr.op.kind === 'put' || instr.op.kind === 'get') && ref?.res.space === 'aref') {
-          const index = value(r, pc, instr.op.target.index, ref.index);
-          if (index !== undefined && index < ref.res.size) {
+          const slot = arefSlotAt(r, pc, instr);
+          if (slot !== undefined) {
             waits.push(pc);
-            waitBarriers.push(slotCounter(o, ref.res.base + index, instr.op.kind === 'put' ? 'E' : 'F'));
+            waitBarriers.push(slotCounter(o, slot, instr.op.kind === 'put' ? 'E' : 'F'));
             waitParities.push(SLOT_TOKEN);
           }
         }

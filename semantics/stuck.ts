@@ -223,10 +223,7 @@ export class StuckBarriers {
     this.forState(s, out.at);
     for (let b = 0; b < bound.length; b++) bound[b] = b >= m.barrierCount || s.barriers[b]?.valid === 1 ? 0 : Infinity;
     // an aref slot's tokens now: F or E at 1 lets one get or put pass before any other op runs
-    for (let a = 0; a < m.arefSlotCount; a++) {
-      bound[slotCounter(this.o, a, 'E')] = s.arefE[a] ?? 0;
-      bound[slotCounter(this.o, a, 'F')] = s.arefF[a] ?? 0;
-    }
+    for (let c = this.slotsFrom; c < this.counters; c++) bound[c] = this.tokensNow(c);
     counts.fill(0);
     this.fewest.fill(Infinity);
     const result = this.nextResult();
