@@ -340,14 +340,23 @@ class Closure {
     const at = this.at[q]!;
     const k = this.horizons.firstWait(q, at);
     const kind = currentOp(this.m, this.s, q)?.op.kind;
-    // an enabled put or get has its token now (its flag is 1), so no analysis stops q there
-    const passes = this.horizons.waits[q]![k] === at && (kind === 'put' || kind === 'get') && this.actionOf[q]! >= 0;
+    // an enabled put or get has its token now (its flag is 1), and an enabled wait whose phase has
+    // completed its parity: the analysis never stops q there (stuck.ts walk: the lowest phase there
+    // is the current one). A wait enabled only to miss its phase may be stopped there (`through`)
+    const passes = this.horizons.waits[q]![k] === at && this.actionOf[q]! >= 0 && (kind === 'put' || kind === 'get' || (kind === 'wait' && this.phasePassed(q, k)));
     const first = this.horizons.waits[q]![passes ? k + 1 : k];
     if (first === undefined || first >= this.horizons.straightEnd(q, at)) return undefined;
     // blocked there, the analysis may hold it where it is; enabled, it runs on to its first wait
     if ((kind === 'wgmma.wait' || kind === 'bulk.wait') && this.actionOf[q]! < 0) return at;
     const op = this.horizons.positions.instr(q, first);
     return op?.kind === 'op' && op.op.kind === 'bar.sync' ? first + 1 : first;
+  }
+
+  /** Whether role q's wait entry k is a parity wait whose barrier's current phase is not of its parity. */
+  private phasePassed(q: number, k: number): boolean {
+    const parity = this.horizons.waitParities[q]![k]!;
+    const bar = this.s.barriers[this.horizons.waitBarriers[q]![k]!];
+    return (parity === 0 || parity === 1) && bar?.valid === 1 && (bar.phase & 1) !== parity;
   }
 
   /**
