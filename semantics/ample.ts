@@ -70,12 +70,19 @@ export class AmpleSets {
     const notAlone = this.notAlone;
     notAlone.fill(0, 0, actions.length);
     let alone = false;
+    // the seed the probe found alone, and its set: the role pass asks the same closure again
+    let aloneAt = -1;
+    let aloneSet: number[] | undefined;
     for (let i = 0; i < actions.length && !alone; i++) {
       const a = actions[i]!;
       if (a.kind !== 'role' || !onSlotsOrGroups(currentOp(this.m, s, a.role)?.op.kind)) continue;
       const set = ctx.from(a, 2, Infinity);
       if (set === undefined) notAlone[i] = 1;
-      else alone = true;
+      else {
+        alone = true;
+        aloneAt = i;
+        aloneSet = set as number[];
+      }
     }
     let best: number[] | undefined;
     // retried: the unit seeds cut short in their first pass (SEED_PASSES)
@@ -85,7 +92,9 @@ export class AmpleSets {
       for (let i = 0; i < actions.length; i++) {
         if (actions[i]!.kind !== kind || (cutShortOnly && !retry.includes(i)) || (alone && notAlone[i] === 1)) continue;
         // a later seed is taken only when its set is strictly smaller: stop building it at that size
-        const set = ctx.from(actions[i]!, best?.length ?? (alone ? 2 : actions.length), analyses);
+        const limit = best?.length ?? (alone ? 2 : actions.length);
+        // a closure is a function of the state, the seed, the limit and the analyses allowed: the probe's is reused
+        const set = i === aloneAt && limit === 2 && analyses === Infinity ? aloneSet : ctx.from(actions[i]!, limit, analyses);
         if (set === GREW) retry.push(i);
         if (set === undefined || set === GREW) continue;
         best = set;
@@ -220,7 +229,7 @@ class Closure {
       const u = (p - this.R) & 1 ? 'store' : 'mma';
       // a warpgroup's wgmma unit is its first role's, and retires in every partner
       const members = unitRoles(m, r, u);
-      touch = members[0] === r ? unitTouch(o, s, members, u) : { reads: [], writes: [] };
+      touch = members[0] === r ? unitTouch(s, members, u) : { reads: [], writes: [] };
     } else {
       const t = s.tma[p - 3 * this.R];
       touch = { reads: [], writes: t ? [...Array.from({ length: t.span }, (_, i) => t.slot + i), barrierObject(o, t.barrier)] : [] };
@@ -741,8 +750,12 @@ function clashesWithMarks(marks: Uint8Array, b: Plain): boolean {
   return false;
 }
 
-/** A unit retires groups (writes the group lists of its roles) and reads the slots of their open and outstanding reads. */
-function unitTouch(o: ObjectSpace, s: MachineState, roles: readonly number[], u: Unit): Plain {
+/**
+ * A unit retires groups and reads the slots of its roles' open and outstanding reads. It also
+ * writes their group lists, left out here: only those roles' own commits and waits touch them,
+ * and each commutes with a retirement wherever both are enabled (withoutGroups, the other side).
+ */
+function unitTouch(s: MachineState, roles: readonly number[], u: Unit): Plain {
   const reads: number[] = [];
   const writes: number[] = [];
   for (const r of roles) {
@@ -750,7 +763,6 @@ function unitTouch(o: ObjectSpace, s: MachineState, roles: readonly number[], u:
     if (!rs) continue;
     reads.push(...(u === 'mma' ? rs.mmaOpen : rs.storeOpen));
     for (const g of u === 'mma' ? rs.mmaGroups : rs.storeGroups) if (!g.retired) reads.push(...g.slots);
-    writes.push(groupObject(o, r, u));
   }
   return { reads, writes };
 }
