@@ -403,17 +403,22 @@ class Closure {
   }
 
   /**
-   * What the analysis reads of the set (stuck.ts `run`): its roles, and of its units only those an
-   * outside role is blocked on. Sets that differ in other units get the same analysis, which is
-   * run once: seeds at the wgmma units of consumers that are not waiting on them all have it.
+   * What the analysis reads of the set (stuck.ts `run`): its roles, and of its units those an
+   * outside role is blocked on and the wgmma units of outside roles (`held`: a unit of the set
+   * retires nothing, so a wgmma.wait ahead may hold its role for good). Sets that differ in other
+   * units get the same analysis, which is run once.
    */
   private analysisKey(): string {
     const { inSet, R } = this;
     const blockedOn = this.analysis.blockedOn(this.s, this.at);
     let key = '';
     for (let p = 0; p < R; p++) {
-      if (inSet[p]) key += `${p},`;
-      else if (blockedOn[p]! >= 0 && inSet[blockedOn[p]!]) key += `u${p},`;
+      if (inSet[p]) {
+        key += `${p},`;
+        continue;
+      }
+      if (blockedOn[p]! >= 0 && inSet[blockedOn[p]!]) key += `u${p},`;
+      if (inSet[unitProcess(this.m, p, 'mma')]) key += `m${p},`;
     }
     return key;
   }

@@ -100,6 +100,17 @@ describe('every ample subset is persistent (bounded lookahead)', () => {
     expect(subsetsChecked).toBeGreaterThan(100);
   }, 120_000);
 
+  // Found by a seeded campaign once a retirement's touch left out the group lists: the analysis made
+  // for {consumer0's wgmma unit, the producer} (the unit retires nothing there, so consumer0 is held
+  // at its second wgmma.wait 1) was reused for {the producer} alone, where the unit retires and
+  // consumer0 reaches its release of empty[0]: "arrive empty[0], 1 violates (protocol) before wait
+  // empty[0], parity 0 but not after it". The analysis key now names such units (ample.ts analysisKey).
+  it('a wgmma unit in the set holds its role at a wait ahead: that analysis is not reused for a set without the unit', () => {
+    const ring = { depth: 2, iterations: 3, consumers: 2, pending: 1, wgmma: true, epilogue: false, mutation: 'count-low' } as const;
+    expect(firstBreach(programModel(parseProgramText(ringText(ring), 'ring.aref')), 400)).toBeUndefined();
+    expect(subsetsChecked).toBeGreaterThan(10);
+  });
+
   // unrolled, a role's code is one straight line, as in lifted PTX, so the reduction bounds roles
   // outside a set by their horizon (semantics/horizon.ts): on about half of these rings that changes
   // the reduced graph (measured when the horizons landed)
