@@ -1,7 +1,7 @@
 // The reduction's claim that a role's enabled commit or async wait commutes with its own unit's
 // retirements (ample.ts `role`: r's group lists leave its touch), checked on every reachable state
 // of programs that keep wgmma groups and TMA stores outstanding: both orders stay enabled and reach
-// one state. And the claim pays: a consumer at its commit is a set alone, without its unit.
+// one state. And the claim pays: beside a consumer at its commit or wait, its unit's retirement is a set alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,13 +109,18 @@ describe("a role's commit and enabled async wait commute with its unit's retirem
     expect([...units].sort()).toEqual(['mma lead', 'mma rest', 'store epilogue']);
   });
 
-  it('the reduction uses it: a consumer at its commit with a group outstanding is a set alone', () => {
+  // both ways: the commit or wait leaves its unit out (withoutGroups), and the retirement, tried
+  // first (ample.ts SEED_PASSES), leaves out the consumer at or before its commit or wait
+  // (unitTouch); before 2026-12-04 the second did not hold and the set was the consumer alone
+  it('the reduction uses it: a consumer enabled at its commit or wait beside its unit, and the retirement is a set alone', () => {
     const model = programModel(load('examples/double-buffer-mbar.aref'));
     const consumer = model.machine.roles.findIndex((r) => r.name === 'consumer');
     let found = 0;
     const reduced = (s: MachineState, acts: Action[]) => model.ample?.(s, acts) ?? every(s, acts);
     walk(model, reduced, (s, acts, set) => {
-      if (currentOp(model.machine, s, consumer)?.op.kind === 'wgmma.commit' && retirementOf(model, acts, consumer) && set.length === 1 && acts[set[0]!]?.kind === 'role') found++;
+      const retire = retirementOf(model, acts, consumer);
+      const moves = acts.some((a) => a.kind === 'role' && a.role === consumer);
+      if (atGroupOp(model, s, consumer) && moves && retire && set.length === 1 && acts[set[0]!] === retire) found++;
       return undefined;
     }, Infinity);
     expect(found).toBeGreaterThan(0);
