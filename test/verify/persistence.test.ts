@@ -60,10 +60,10 @@ function straightLine(p: Program): Program | undefined {
 }
 
 describe('every ample subset is persistent (bounded lookahead)', () => {
-  it('on 200 rings of every bug class and 300 generated programs at their own and the lowered level (seeded)', () => {
+  it('on 1,500 rings of every bug class and 300 generated programs at their own and the lowered level (seeded)', () => {
     const breaches: string[] = [];
     let subsets = 0;
-    for (const r of fc.sample(arbRing, { seed: 41, numRuns: 200 })) {
+    for (const r of fc.sample(arbRing, { seed: 41, numRuns: 1500 })) {
       const b = firstBreach(programModel(parseProgramText(ringText(r), 'ring.aref')), 400);
       subsets += subsetsChecked;
       if (b) breaches.push(`ring ${JSON.stringify(r)}: ${b}`);
