@@ -76,12 +76,12 @@ export class AmpleSets {
     for (let i = 0; i < actions.length && !alone; i++) {
       const a = actions[i]!;
       if (a.kind !== 'role' || !onSlotsOrGroups(currentOp(this.m, s, a.role)?.op.kind)) continue;
-      const set = ctx.from(a, 2, Infinity);
-      if (set === undefined) notAlone[i] = 1;
+      const set = ctx.from(a, 2, Infinity); // never GREW: no limit on the analyses
+      if (set === undefined || set === GREW) notAlone[i] = 1;
       else {
         alone = true;
         aloneAt = i;
-        aloneSet = set as number[];
+        aloneSet = set;
       }
     }
     let best: number[] | undefined;
@@ -762,12 +762,11 @@ function clashesWithMarks(marks: Uint8Array, b: Plain): boolean {
  */
 function unitTouch(s: MachineState, roles: readonly number[], u: Unit): Plain {
   const reads: number[] = [];
-  const writes: number[] = [];
   for (const r of roles) {
     const rs = s.roles[r];
     if (!rs) continue;
     reads.push(...(u === 'mma' ? rs.mmaOpen : rs.storeOpen));
     for (const g of u === 'mma' ? rs.mmaGroups : rs.storeGroups) if (!g.retired) reads.push(...g.slots);
   }
-  return { reads, writes };
+  return { reads, writes: [] };
 }
