@@ -10,7 +10,7 @@ import type { Expr } from '../src/ir/program.ts';
 import { arrivalsOf, GLOBAL, type ObjectSpace, type Touch } from './footprint.ts';
 import type { OpInstr } from './context.ts';
 import type { CExpr, Machine } from './machine.ts';
-import { valueAt, type Positions } from './positions.ts';
+import { runsInOrder, valueAt, type Positions } from './positions.ts';
 
 export class Horizons {
   /** the position space every position here is in (positions.ts) */
@@ -21,6 +21,12 @@ export class Horizons {
   readonly waitBarriers: Int32Array[];
   /** per role: the parity each of those waits names (−1: not a constant 0 or 1) */
   readonly waitParities: Int32Array[];
+  /**
+   * per role, for each entry of `waits`: the position of the arrive on the same barrier that set
+   * the token a `wait.token` (parity TOKEN_WAIT) reads, the last one before it; −1 when that
+   * arrive lies before the role's first position (its token is in the state) or is not known
+   */
+  readonly tokenArrives: Int32Array[];
   // Named barrier id is counter `barrierCount + id` in `waits` (a `bar.sync` with constant
   // operands, parity NAMED_SYNC) and in the effects (a bar.sync or bar.arrive adds its role's
   // threads as arrivals, and names a thread count: `fewestPer`). Aref slot a has two token
@@ -51,6 +57,7 @@ export class Horizons {
     this.waits = [];
     this.waitBarriers = [];
     this.waitParities = [];
+    this.tokenArrives = [];
     this.readAt = [];
     this.touchAt = [];
     this.writeAt = [];
@@ -78,6 +85,10 @@ export class Horizons {
       const waits: number[] = [];
       const waitBarriers: number[] = [];
       const waitParities: number[] = [];
+      const tokenArrives: number[] = [];
+      // in positions that run in order: per token slot, the last arrive setting it and its barrier
+      const inOrder = runsInOrder(p, r);
+      const tokenSetAt = new Map<number, { readonly at: number; readonly barrier: number | undefined }>();
       const readAt = new Map<number, number[]>();
       const touchAt = new Map<number, number[]>();
       const writeAt = new Map<number, number[]>();
@@ -102,6 +113,23 @@ export class Horizons {
             waits.push(pc);
             waitBarriers.push(ref.res.base + index);
             waitParities.push(parity ?? -1);
+            tokenArrives.push(-1);
+          }
+        }
+        if (inOrder && instr.token !== undefined && ref?.res.space === 'barrier' && 'target' in instr.op) {
+          const index = value(r, pc, instr.op.target.index, ref.index);
+          const b = index !== undefined && index < ref.res.size ? ref.res.base + index : undefined;
+          if (instr.op.kind !== 'wait.token') tokenSetAt.set(instr.token, { at: pc, barrier: b });
+          else if (b !== undefined) {
+            // its arrive: one before it on the same barrier (another barrier's token is a protocol
+            // error there), or none in the code (set before the role's first position)
+            const set = tokenSetAt.get(instr.token);
+            if (set === undefined || set.barrier === b) {
+              waits.push(pc);
+              waitBarriers.push(b);
+              waitParities.push(TOKEN_WAIT);
+              tokenArrives.push(set?.at ?? -1);
+            }
           }
         }
         if ((instr.op.kind === 'put' || instr.op.kind === 'get') && ref?.res.space === 'aref') {
@@ -110,6 +138,7 @@ export class Horizons {
             waits.push(pc);
             waitBarriers.push(slotCounter(o, slot, instr.op.kind === 'put' ? 'E' : 'F'));
             waitParities.push(SLOT_TOKEN);
+            tokenArrives.push(-1);
           }
         }
         if (instr.op.kind === 'bar.sync' && value(r, pc, instr.op.threads, instr.args[1]) !== undefined) {
@@ -118,6 +147,7 @@ export class Horizons {
             waits.push(pc);
             waitBarriers.push(o.barriers + id);
             waitParities.push(NAMED_SYNC);
+            tokenArrives.push(-1);
           }
         }
         const t = touches[r]?.[pc];
@@ -181,6 +211,7 @@ export class Horizons {
       this.waits.push(Int32Array.from(waits));
       this.waitBarriers.push(Int32Array.from(waitBarriers));
       this.waitParities.push(Int32Array.from(waitParities));
+      this.tokenArrives.push(Int32Array.from(tokenArrives));
       this.readAt.push(readAt);
       this.touchAt.push(touchAt);
       this.writeAt.push(writeAt);
@@ -317,6 +348,8 @@ export function fewestPer(named: boolean, fewest: number, arrivals: number, seco
 export const NAMED_SYNC = 2;
 /** The parity entry of a put or get in `waits`: its j-th from a position needs j tokens of its slot counter. */
 export const SLOT_TOKEN = 3;
+/** The parity entry of a `wait.token` in `waits`: it passes once the phase its arrive joined completes. */
+export const TOKEN_WAIT = 4;
 
 /**
  * The counter of aref slot a's tokens after the mbarriers and named barriers: E, which a put

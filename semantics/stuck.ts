@@ -37,13 +37,13 @@
 // nothing more: until b is raised both fixed-point iterations make the same moves, and once the
 // counts show that the outside alone cannot complete b they never raise it.
 import { barrierObject, closesMmaGroup, namedObject, type Futures, type ObjectSpace } from './footprint.ts';
-import { fewestPer, NAMED_SYNC, slotCounter, SLOT_TOKEN, type Horizons } from './horizon.ts';
+import { fewestPer, NAMED_SYNC, slotCounter, SLOT_TOKEN, TOKEN_WAIT, type Horizons } from './horizon.ts';
 import { Lessons, phaseAfterPass } from './lessons.ts';
 import type { Machine } from './machine.ts';
 import { isStraightLine, runsInOrder, valueAt, type Positions } from './positions.ts';
 import { hasOutstanding, outstanding, unitRoles } from './async.ts';
 import { currentOp, roleCanMove } from './step.ts';
-import { BAR_FREE, BAR_RELEASED, type BarrierState, type MachineState } from './state.ts';
+import { BAR_FREE, BAR_RELEASED, NO_TOKEN, type BarrierState, type MachineState } from './state.ts';
 
 /** A state and an ample set being built: the processes outside it are those that move. */
 export interface Outside {
@@ -429,6 +429,13 @@ export class StuckBarriers {
     for (; k < waits.length && waits[k]! < end; k++) {
       const b = barriers[k]!;
       const parity = parities[k]!;
+      if (parity === TOKEN_WAIT) {
+        // it passes once the phase its arrive joined completes. Claimed blocked only where b cannot
+        // complete on the paths considered and that phase is b's current one: the arrive is still
+        // ahead (b stays in its phase until it), or its token names the current phase (d = 0)
+        if (this.bound[b] === 0 && this.tokenPhaseIsCurrent(p, k, b)) return k;
+        continue;
+      }
       if (parity === NAMED_SYNC || parity === SLOT_TOKEN) {
         // its j-th bar.sync on the barrier from here needs j more generations to complete, its
         // j-th put or get on a slot j tokens; past an unbounded counter the count needs no keeping
@@ -457,6 +464,18 @@ export class StuckBarriers {
       if (this.transfer && after - bar.phase <= this.lookahead) this.learn(p, b, after - bar.phase);
     }
     return -1;
+  }
+
+  /** Whether the token role p's wait entry k reads names barrier b's current phase, on paths where b completes no phase. */
+  private tokenPhaseIsCurrent(p: number, k: number, b: number): boolean {
+    const arrive = this.horizons.tokenArrives[p]![k]!;
+    if (arrive >= this.at[p]!) return true;
+    // set before p's position: the last arrive setting it before the wait is behind p too, so the
+    // token in the state is the one the wait reads
+    const instr = this.horizons.positions.instr(p, this.horizons.waits[p]![k]!);
+    const slot = instr?.kind === 'op' ? instr.token : undefined;
+    const t = slot === undefined ? undefined : this.s.roles[p]?.tokens[slot];
+    return t !== undefined && t !== NO_TOKEN && t >> 2 === b && (t & 3) === 0;
   }
 
   /** Role p's walk position: the lowest and known phase of barrier b there, set from the state on first use in this run. */

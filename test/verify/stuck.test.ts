@@ -7,6 +7,8 @@
 // square; and the same ring with two consumers per CTA taking k-blocks in turn, where a consumer
 // knows a stage's first round was filled only through the order barrier (what a passed wait learns);
 // and a 2×2 cluster, where a CTA reaches the diagonal one only through its partners.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProgramText } from '../../src/lang/load.ts';
 import { verifyProgram } from '../../src/verify.ts';
@@ -16,6 +18,7 @@ import { completionsAllowed } from '../../semantics/stuck.ts';
 import type { BarrierState } from '../../semantics/state.ts';
 import { firstBreach, subsetsChecked } from './persistence.ts';
 import { pipelineProgram } from '../../src/pipeline.ts';
+import { ROOT } from '../../scripts/regen-traces.ts';
 
 const HEADER = ['mbarrier b[1] count 1', 'mbarrier c[1] count 1', 'mbarrier d[1] count 1', '', 'role R warps 1:', '  arrive d[0], 1', ''];
 
@@ -300,6 +303,54 @@ describe('completion bounds (stuck.ts)', () => {
     expect(reduced.verdict).toBe('verified');
     expect(full.verdict).toBe('verified');
     expect(reduced.stats.states).toBeLessThan(full.stats.states);
+  });
+
+  // fast.cu's kernel 4 and the CUDA Programming Guide's pipelines wait as cuda::barrier does:
+  // `arrive … -> t`, then `wait …, token t`. A token wait is a stop of the analysis (horizon.ts
+  // TOKEN_WAIT) where its barrier cannot complete on the paths outside the set and its token names
+  // the current phase: a consumer whose copies are in the set then stays at its wait
+  const tokenRing = (k: number, d: number, edit: (text: string) => string = (text) => text) =>
+    parseProgramText(edit(readFileSync(join(ROOT, 'test/fixtures/programs/token-ring.aref'), 'utf8').replace('param K = 8', `param K = ${k}`).replace('param D = 4', `param D = ${d}`)), 'token-ring.aref');
+
+  it('token waits: a consumer stops at a token whose phase cannot complete (reduced states grow linearly in K)', () => {
+    // measured (2026-12-04): 1,493, 4,017 and 9,065 states at K = 8, 16 and 32, about 315 a
+    // k-block; before token waits were stops, 19,368, 55,404 and 127,476
+    const states = [8, 16, 32].map((k) => {
+      const r = verifyProgram(tokenRing(k, 4), { everyK: false });
+      expect(r.verdict).toBe('verified');
+      return r.stats.states;
+    });
+    expect(states[1]! - states[0]!).toBeLessThan(8 * 400);
+    expect(states[2]! - states[1]!).toBeLessThan(16 * 400);
+    expect(states[2]).toBeLessThan(32 * 400);
+  });
+
+  it('token rings and their mutants: reduced and full agree on every kind, and every ample subset met is persistent', () => {
+    const mutants: Record<string, (text: string) => string> = {
+      ok: (t) => t,
+      'release before wgmma.wait': (t) => t.replace('    wgmma.wait 0\n    arrive empty[k % D], 128', '    arrive empty[k % D], 128\n    wgmma.wait 0'),
+      'expect_tx too small': (t) => t.replace('arrive.expect_tx full[k % D], 512', 'arrive.expect_tx full[k % D], 256'),
+      'full count low': (t) => t.replace('mbarrier full[4] count 129', 'mbarrier full[4] count 128'),
+      'no empty wait': (t) => t.replace('    wait empty[k % D], token t\n', ''),
+      "another barrier's token": (t) => t.replace('    wait full[k % D], token t', '    wait full[(k + 1) % D], token t'),
+      'a token waited twice': (t) => t.replace('    wait full[k % D], token t', '    wait full[k % D], token t\n    wait full[k % D], token t'),
+    };
+    const kinds = (r: { verdict: string; violations: readonly { kind: string }[] }): string => `${r.verdict} ${r.violations.map((v) => v.kind).sort().join(',')}`;
+    let subsets = 0;
+    const seen = new Set<string>();
+    for (const [name, edit] of Object.entries(mutants)) {
+      const program = tokenRing(4, 2, edit);
+      const reduced = verifyProgram(program, { everyK: false });
+      const full = verifyProgram(program, { everyK: false, reduction: false });
+      expect(kinds(reduced), name).toBe(kinds(full));
+      expect(reduced.stats.states, name).toBeLessThan(full.stats.states);
+      seen.add(kinds(full));
+      expect(firstBreach(programModel(program), 3000), name).toBeUndefined();
+      subsets += subsetsChecked;
+    }
+    // the mutants are bugs the checker finds: measured 2026-12-04, six different outcomes
+    expect(seen.size).toBeGreaterThanOrEqual(5);
+    expect(subsets).toBeGreaterThan(300);
   });
 
   it('aref pipelines: a producer stops at a put into a slot the set holds (about 6 reduced states per k)', () => {
