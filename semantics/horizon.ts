@@ -71,7 +71,8 @@ export class Horizons {
       const id = value(r, i, op.id, instr.args[0]);
       return id !== undefined && id < o.named ? id : undefined;
     };
-    const arefSlotAt = (r: number, i: number, instr: OpInstr): number | undefined => {
+    // the element of its resource the op's target names here (an aref slot, a barrier), when known
+    const targetAt = (r: number, i: number, instr: OpInstr): number | undefined => {
       const ref = instr.refs[0]!;
       const index = 'target' in instr.op ? value(r, i, instr.op.target.index, ref.index) : undefined;
       return index !== undefined && index < ref.res.size ? ref.res.base + index : undefined;
@@ -116,9 +117,8 @@ export class Horizons {
             tokenArrives.push(-1);
           }
         }
-        if (inOrder && instr.token !== undefined && ref?.res.space === 'barrier' && 'target' in instr.op) {
-          const index = value(r, pc, instr.op.target.index, ref.index);
-          const b = index !== undefined && index < ref.res.size ? ref.res.base + index : undefined;
+        if (inOrder && instr.token !== undefined && ref?.res.space === 'barrier') {
+          const b = targetAt(r, pc, instr);
           if (instr.op.kind !== 'wait.token') tokenSetAt.set(instr.token, { at: pc, barrier: b });
           else if (b !== undefined) {
             // its arrive: one before it on the same barrier (another barrier's token is a protocol
@@ -133,7 +133,7 @@ export class Horizons {
           }
         }
         if ((instr.op.kind === 'put' || instr.op.kind === 'get') && ref?.res.space === 'aref') {
-          const slot = arefSlotAt(r, pc, instr);
+          const slot = targetAt(r, pc, instr);
           if (slot !== undefined) {
             waits.push(pc);
             waitBarriers.push(slotCounter(o, slot, instr.op.kind === 'put' ? 'E' : 'F'));
@@ -179,7 +179,7 @@ export class Horizons {
         const arrivals = arrivalsOf(o, instr, t);
         const kind = instr.op.kind;
         // the aref slot a put or consumed names here, when it is known
-        const arefSlot = (kind === 'put' || kind === 'consumed') && instr.refs[0]?.res.space === 'aref' ? arefSlotAt(r, pc, instr) : undefined;
+        const arefSlot = (kind === 'put' || kind === 'consumed') && instr.refs[0]?.res.space === 'aref' ? targetAt(r, pc, instr) : undefined;
         for (const x of t.writes) {
           if (x < m.arefSlotCount) {
             // only put and consumed add tokens (get and the rest take them or leave F and E alone)
